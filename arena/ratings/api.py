@@ -1,0 +1,171 @@
+"""The single entry point of the ratings fold: :func:`rate`.
+
+Pure: takes match results, returns a :class:`~arena.ratings.report.RatingReport`; no I/O, no
+printing, no global random state. The same results (in any order) with the same arguments
+give an identical report.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Sequence
+
+from .bootstrap import block_bootstrap
+from .headtohead import bot_counts, head_to_head
+from .model import MatchResult, RatingsInputError, disconnected_groups
+from .plackett_luce import DEFAULT_PRIOR_SIGMA, encode, fit_theta, theta_to_elo
+from .report import BotRating, RatingReport
+
+__all__ = ["DEFAULT_BOOTSTRAP", "rate"]
+
+DEFAULT_BOOTSTRAP = 200
+"""Default number of block-bootstrap resamples."""
+
+
+def _check_int(value: object, name: str, minimum: int) -> int:
+    if isinstance(value, bool):
+        raise RatingsInputError(f"{name} must be an integer, got {value!r}")
+    try:
+        number = operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise RatingsInputError(f"{name} must be an integer, got {value!r}") from None
+    if number < minimum:
+        raise RatingsInputError(f"{name} must be >= {minimum}, got {number}")
+    return number
+
+
+def _check_names(results: Sequence[MatchResult], players: Sequence[str] | None) -> list[str]:
+    """All bot names (sorted), checked against the explicit ``players`` list if given."""
+    seen = sorted({name for r in results for name in r.players})
+    if players is None:
+        return seen
+    if isinstance(players, str):
+        raise RatingsInputError(f"players must be a sequence of names, not the string {players!r}")
+    wanted = list(players)
+    duplicates = sorted({n for n in wanted if wanted.count(n) > 1})
+    if duplicates:
+        raise RatingsInputError(f"players lists these bots more than once: {duplicates!r}")
+    absent = sorted(set(wanted) - set(seen), key=str)
+    if absent:
+        raise RatingsInputError(
+            f"no match results for these bots named in players: {absent!r}; "
+            "a bot can only be rated after it has played"
+        )
+    unlisted = sorted(set(seen) - set(wanted))
+    if unlisted:
+        raise RatingsInputError(
+            f"match results name bots that are not in players: {unlisted!r}"
+        )
+    return seen
+
+
+def rate(
+    results: Sequence[MatchResult],
+    *,
+    players: Sequence[str] | None = None,
+    bootstrap: int = DEFAULT_BOOTSTRAP,
+    seed: int = 0,
+    prior_sigma: float = DEFAULT_PRIOR_SIGMA,
+) -> RatingReport:
+    """Rate bots from their match placings (Plackett-Luce, Elo scale, block bootstrap).
+
+    Parameters
+    ----------
+    results:
+        The match results; their order does not matter.
+    players:
+        Optional explicit list of the bots to rate. Every listed bot must have played, and
+        every bot in ``results`` must be listed.
+    bootstrap:
+        Number of block-bootstrap resamples for the 95% intervals and the likelihood of
+        superiority; 0 skips the bootstrap (intervals and LOS are then ``None``).
+    seed:
+        Seed of the bootstrap's random generator (``numpy.random.default_rng``).
+    prior_sigma:
+        Standard deviation of the N(0, sigma^2) prior on each log-strength theta, in natural
+        log units (1 unit = 400/ln 10 = 173.7 Elo points). Default 1.5 (260 Elo points).
+
+    Returns a :class:`RatingReport` with bots ordered best first. Ratings are Elo points,
+    ``1500 + 400/ln(10) * theta`` with theta centred, so the mean rating is 1500 and
+    ``P(i places above j) = 1 / (1 + 10^(-(R_i - R_j)/400))``.
+
+    Raises :class:`RatingsInputError` for: fewer than 2 matches, items that are not
+    :class:`MatchResult`, a bot in ``players`` without matches, bots in ``results`` missing
+    from ``players``, groups of bots with no chain of matches between them, bootstrap with
+    fewer than 2 blocks, or invalid ``bootstrap`` / ``seed`` / ``prior_sigma``.
+    """
+    if isinstance(results, (str, bytes)) or not isinstance(results, Sequence):
+        raise RatingsInputError(f"results must be a sequence of MatchResult, got {type(results).__name__}")
+    for k, r in enumerate(results):
+        if not isinstance(r, MatchResult):
+            raise RatingsInputError(f"results[{k}] is not a MatchResult: {r!r}")
+    if len(results) < 2:
+        raise RatingsInputError(
+            f"need at least 2 match results to fit ratings, got {len(results)}"
+        )
+    bootstrap = _check_int(bootstrap, "bootstrap", 0)
+    seed = _check_int(seed, "seed", 0)
+    if isinstance(prior_sigma, bool) or not isinstance(prior_sigma, (int, float)) or not (
+        math.isfinite(prior_sigma) and prior_sigma > 0
+    ):
+        raise RatingsInputError(f"prior_sigma must be a finite number > 0, got {prior_sigma!r}")
+    prior_sigma = float(prior_sigma)
+
+    names = _check_names(results, players)
+    groups = disconnected_groups(results)
+    if len(groups) > 1:
+        listed = "; ".join("{" + ", ".join(repr(n) for n in g) + "}" for g in groups)
+        raise RatingsInputError(
+            f"bots fall into {len(groups)} groups with no chain of matches between them, "
+            f"so their ratings are not comparable: {listed}"
+        )
+    n_blocks = len({r.block for r in results})
+    if bootstrap and n_blocks < 2:
+        raise RatingsInputError(
+            f"the block bootstrap needs at least 2 blocks, got {n_blocks}; "
+            "pass bootstrap=0 to rate without intervals"
+        )
+
+    index = {name: i for i, name in enumerate(names)}
+    patterns = encode(results, index)
+    theta = fit_theta(patterns, patterns.counts, len(names), prior_sigma)
+    ratings = theta_to_elo(theta)
+    boot = (
+        block_bootstrap(results, patterns, len(names), theta, resamples=bootstrap, seed=seed,
+                        prior_sigma=prior_sigma)
+        if bootstrap
+        else None
+    )
+
+    order = sorted(range(len(names)), key=lambda i: (-ratings[i], names[i]))
+    counts = bot_counts(results, names)
+    bots = tuple(
+        BotRating(
+            rank=rank,
+            name=names[i],
+            rating=float(ratings[i]),
+            ci_low=None if boot is None else float(boot.ci_low[i]),
+            ci_high=None if boot is None else float(boot.ci_high[i]),
+            matches=counts[names[i]].matches,
+            firsts=counts[names[i]].firsts,
+            average_place=counts[names[i]].average_place,
+            forfeits=counts[names[i]].forfeits,
+        )
+        for rank, i in enumerate(order, start=1)
+    )
+    los = (
+        None
+        if boot is None
+        else tuple(tuple(float(boot.los[i, j]) for j in order) for i in order)
+    )
+    return RatingReport(
+        bots=bots,
+        los=los,
+        head_to_head=tuple(head_to_head(results, [names[i] for i in order])),
+        matches=len(results),
+        blocks=n_blocks,
+        prior_sigma=prior_sigma,
+        bootstrap=bootstrap,
+        seed=seed,
+    )

@@ -1,0 +1,143 @@
+"""Result of :func:`arena.ratings.rate`: frozen dataclasses plus plain-data views.
+
+Ratings are in Elo points (mean 1500; see :mod:`arena.ratings.plackett_luce`). The bots of a
+report are ordered by rating, best first (ties by name); ``los`` and ``head_to_head`` use the
+same order. :meth:`RatingReport.to_dict` gives JSON-ready data (no NaN, no numpy types) and
+:meth:`RatingReport.report_rows` the main table as a list of dicts, for renderers such as
+:func:`arena.ratings.formatting.format_report`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .bootstrap import CI_LEVEL
+from .headtohead import HeadToHead
+from .plackett_luce import ELO_BASE, ELO_PER_NAT
+
+__all__ = ["BotRating", "RatingReport"]
+
+MODEL_DESCRIPTION = (
+    "Plackett-Luce MAP fit of match placings (ties = order unknown), Gaussian prior "
+    "N(0, prior_sigma^2) on log-strength theta; R = 1500 + 400/ln(10) * theta (centred), "
+    "P(i above j) = 1/(1 + 10^(-(Ri-Rj)/400)); 95% percentile intervals from a bootstrap "
+    "over duplicate blocks"
+)
+
+
+@dataclass(frozen=True)
+class BotRating:
+    """One bot's line of the report.
+
+    ``rating``, ``ci_low``, ``ci_high`` are Elo points; the interval bounds are ``None`` when
+    the report was computed without bootstrap. ``firsts`` counts first places including shared
+    ones, ``average_place`` is the mean competition-ranking place (1..3).
+    """
+
+    rank: int
+    name: str
+    rating: float
+    ci_low: float | None
+    ci_high: float | None
+    matches: int
+    firsts: int
+    average_place: float
+    forfeits: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict with the field names as keys."""
+        return {
+            "rank": self.rank,
+            "name": self.name,
+            "rating": self.rating,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            "matches": self.matches,
+            "firsts": self.firsts,
+            "average_place": self.average_place,
+            "forfeits": self.forfeits,
+        }
+
+
+@dataclass(frozen=True)
+class RatingReport:
+    """Ratings of all bots, likelihood of superiority and head-to-head records.
+
+    ``los[i][j]`` is the fraction of bootstrap resamples in which ``bots[i]`` is rated above
+    ``bots[j]`` (ties 1/2; diagonal 0.5), or ``None`` without bootstrap. ``head_to_head``
+    holds every ordered pair of distinct bots, ``a`` in report order, then ``b``.
+    """
+
+    bots: tuple[BotRating, ...]
+    los: tuple[tuple[float, ...], ...] | None
+    head_to_head: tuple[HeadToHead, ...]
+    matches: int
+    blocks: int
+    prior_sigma: float
+    bootstrap: int
+    seed: int
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Bot names in report order (best first)."""
+        return tuple(b.name for b in self.bots)
+
+    def bot(self, name: str) -> BotRating:
+        """The line of bot ``name`` (``KeyError`` if unknown)."""
+        for b in self.bots:
+            if b.name == name:
+                return b
+        raise KeyError(name)
+
+    def los_of(self, a: str, b: str) -> float | None:
+        """Likelihood that ``a`` is stronger than ``b`` (``None`` without bootstrap)."""
+        if self.los is None:
+            return None
+        names = self.names
+        return self.los[names.index(a)][names.index(b)]
+
+    def head_to_head_of(self, a: str, b: str) -> HeadToHead:
+        """Record of ``a`` against ``b`` (``KeyError`` if ``a == b`` or either is unknown)."""
+        for h in self.head_to_head:
+            if h.a == a and h.b == b:
+                return h
+        raise KeyError((a, b))
+
+    def report_rows(self) -> list[dict[str, Any]]:
+        """The main table: one dict per bot, best first (see :meth:`BotRating.to_dict`)."""
+        return [b.to_dict() for b in self.bots]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything in the report as JSON-ready plain data."""
+        return {
+            "model": {
+                "description": MODEL_DESCRIPTION,
+                "units": "Elo points",
+                "base": ELO_BASE,
+                "points_per_nat": ELO_PER_NAT,
+                "prior_sigma": self.prior_sigma,
+                "bootstrap": self.bootstrap,
+                "seed": self.seed,
+                "ci_level": CI_LEVEL if self.bootstrap else None,
+            },
+            "matches": self.matches,
+            "blocks": self.blocks,
+            "bots": self.report_rows(),
+            "los": (
+                None
+                if self.los is None
+                else {"bots": list(self.names), "matrix": [list(row) for row in self.los]}
+            ),
+            "head_to_head": [
+                {
+                    "a": h.a,
+                    "b": h.b,
+                    "matches": h.matches,
+                    "above": h.above,
+                    "below": h.below,
+                    "equal": h.equal,
+                }
+                for h in self.head_to_head
+            ],
+        }

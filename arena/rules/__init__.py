@@ -1,0 +1,28 @@
+"""Pure rules engine for Three Five Eight (RULES.md): no I/O, no global RNG.
+
+Public API::
+
+    from arena.rules import make_config, MatchState, Deal, parse_card, card_str, action_str
+    state = MatchState.new(make_config("blato", hand_cap=30), seed=1)
+    state.legal_actions(); state.apply(code); state.view(seat); state.copy()
+"""
+
+from .actions import (CONTRACT_BASE, MISERE, NO_TRUMP, STOP, Decision, action_str,
+                      contract_action, contract_name, demand_action, give_action, parse_action)
+from .cards import (SUITS, card_str, cards_of, format_cards, mask_of, parse_card, parse_cards,
+                    rank_of, suit_of)
+from .config import DEFAULT_PRESET, OPTION_NAMES, PRESETS, RulesConfig, make_config
+from .deal import Deal, derive_seed, seeded_deal
+from .errors import (CardParseError, DealError, IllegalActionError, RulesConfigError,
+                     RulesError)
+from .exchange import ExchangeEvent
+from .state import MatchState, TrickRecord
+
+__all__ = [
+    "CONTRACT_BASE", "MISERE", "NO_TRUMP", "STOP", "Decision", "action_str", "contract_action",
+    "contract_name", "demand_action", "give_action", "parse_action", "SUITS", "card_str",
+    "cards_of", "format_cards", "mask_of", "parse_card", "parse_cards", "rank_of", "suit_of",
+    "DEFAULT_PRESET", "OPTION_NAMES", "PRESETS", "RulesConfig", "make_config", "Deal",
+    "derive_seed", "seeded_deal", "CardParseError", "DealError", "IllegalActionError",
+    "RulesConfigError", "RulesError", "ExchangeEvent", "MatchState", "TrickRecord",
+]

@@ -1,0 +1,142 @@
+"""Dealing: seeded shuffles and the canonical deal patterns of RULES.md section 6.
+
+A :class:`Deal` holds each role's cards in the order dealt (so the six-contracts declarer's
+"first 6 cards" are the first six of his tuple) and the kitty (talon). Seeds are turned into a
+deck order with SHAKE-256 (never Python's ``hash()`` or ``random``), so a deal is stable across
+Python versions; records still store the dealt cards themselves.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from .cards import NUM_CARDS, format_cards, parse_card
+from .config import RulesConfig
+from .errors import DealError
+
+ROLE_NAMES = ("S0", "S1", "S2")
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """The cards of one hand before any exchange.
+
+    Attributes:
+        hands: cards per role ``(S0, S1, S2)`` (S0 = dealer), each in dealing order.
+        kitty: the kitty/talon cards (empty with a 51-card deck).
+    """
+
+    hands: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+    kitty: tuple[int, ...]
+
+    def check(self, cfg: RulesConfig) -> None:
+        """Check the deal fits ``cfg``: hand and kitty sizes, no duplicate, no removed card.
+
+        Raises:
+            DealError: naming the first problem found.
+        """
+        per_hand = cfg.tricks_per_hand
+        if len(self.hands) != 3:
+            raise DealError(f"a deal has 3 hands, got {len(self.hands)}")
+        for role, hand in enumerate(self.hands):
+            if len(hand) != per_hand:
+                raise DealError(f"hand of {ROLE_NAMES[role]} has {len(hand)} cards, "
+                                f"expected {per_hand}")
+        if len(self.kitty) != cfg.kitty_size:
+            raise DealError(f"kitty has {len(self.kitty)} cards, expected {cfg.kitty_size}")
+        cards = [c for h in self.hands for c in h] + list(self.kitty)
+        if any(not isinstance(c, int) or not 0 <= c < NUM_CARDS for c in cards):
+            raise DealError("a deal holds something that is not a card int 0..51")
+        if len(set(cards)) != len(cards):
+            raise DealError("a card is dealt twice")
+        if cfg.deck == 51 and parse_card(cfg.removed_card) in cards:
+            raise DealError(f"{cfg.removed_card} is removed from the 51-card deck but was dealt")
+
+    @classmethod
+    def parse(cls, s0: str, s1: str, s2: str, kitty: str = "") -> Deal:
+        """Explicit deal from card strings per role, e.g. ``Deal.parse("AS KS ...", ...)``.
+
+        Raises:
+            CardParseError: when a token is not a card.
+        """
+        from .cards import parse_cards
+        return cls((tuple(parse_cards(s0)), tuple(parse_cards(s1)), tuple(parse_cards(s2))),
+                   tuple(parse_cards(kitty)))
+
+    def __str__(self) -> str:
+        parts = [f"{ROLE_NAMES[r]}: {format_cards(h)}" for r, h in enumerate(self.hands)]
+        return "; ".join(parts + [f"kitty: {format_cards(self.kitty)}"])
+
+
+def seed_bytes(seed: int | str | bytes) -> bytes:
+    """Canonical bytes of a match seed (int, str or bytes)."""
+    if isinstance(seed, bytes):
+        return seed
+    if isinstance(seed, int):
+        return b"i" + str(seed).encode()
+    return b"s" + str(seed).encode()
+
+
+def derive_seed(*parts: int | str | bytes) -> bytes:
+    """SHA-256 of the parts (each canonicalised): seeds for tables, deals, fallbacks."""
+    h = hashlib.sha256()
+    for p in parts:
+        b = seed_bytes(p)
+        h.update(len(b).to_bytes(4, "big") + b)
+    return h.digest()
+
+
+def shuffled_deck(cfg: RulesConfig, seed: int | str | bytes, hand_number: int) -> list[int]:
+    """Deck order of hand ``hand_number`` (1-based) of the match seeded ``seed``.
+
+    Fisher-Yates driven by a SHAKE-256 stream of ``derive_seed(seed, hand_number)``: 64-bit
+    draws, so the modulo bias is below 2**-58.
+    """
+    deck = list(range(NUM_CARDS))
+    if cfg.deck == 51:
+        deck.remove(parse_card(cfg.removed_card))
+    stream = hashlib.shake_256(derive_seed(b"deal/v1", seed, hand_number)).digest(8 * len(deck))
+    for i in range(len(deck) - 1, 0, -1):
+        j = int.from_bytes(stream[8 * i:8 * i + 8], "big") % (i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+def deal_from_deck(cfg: RulesConfig, deck: list[int]) -> Deal:
+    """Split a deck order (positions 1..N) into a :class:`Deal` by ``cfg.deal_pattern``.
+
+    Patterns (RULES.md section 6; receivers in play order S1, S2, S0):
+    ``packets``: 4 rounds of 4 cards to each, the rest is the kitty;
+    ``singles``: one card at a time, the rest is the kitty;
+    ``blato``: 4 rounds of [4 to S1, 4 to S2, 4 to S0, 1 to the talon].
+    """
+    hands: list[list[int]] = [[], [], []]
+    order = (1, 2, 0)
+    kitty: list[int] = []
+    n = cfg.tricks_per_hand
+    if cfg.deal_pattern == "packets":
+        pos = 0
+        for _ in range(n // 4):
+            for role in order:
+                hands[role].extend(deck[pos:pos + 4])
+                pos += 4
+        kitty = deck[pos:]
+    elif cfg.deal_pattern == "singles":
+        for i in range(3 * n):
+            hands[order[i % 3]].append(deck[i])
+        kitty = deck[3 * n:]
+    else:
+        pos = 0
+        for _ in range(4):
+            for role in order:
+                hands[role].extend(deck[pos:pos + 4])
+                pos += 4
+            kitty.append(deck[pos])
+            pos += 1
+    return Deal((tuple(hands[0]), tuple(hands[1]), tuple(hands[2])), tuple(kitty))
+
+
+def seeded_deal(cfg: RulesConfig, seed: int | str | bytes, hand_number: int) -> Deal:
+    """The canonical deal of hand ``hand_number`` (1-based) for match seed ``seed``."""
+    return deal_from_deck(cfg, shuffled_deck(cfg, seed, hand_number))
