@@ -1,0 +1,9 @@
+"""Match runner and the bot interface (arena layer above the pure rules engine)."""
+
+from .bot import Bot, BotFault, DecisionRequest, LocalBot, MatchEnd, MatchInfo, Policy
+from .runner import (FAULT_KINDS, DecisionLog, MatchResult, MatchSpec, fallback_action,
+                     placings_with_forfeits, run_match)
+
+__all__ = ["Bot", "BotFault", "DecisionRequest", "LocalBot", "MatchEnd", "MatchInfo", "Policy",
+           "FAULT_KINDS", "DecisionLog", "MatchResult", "MatchSpec", "fallback_action",
+           "placings_with_forfeits", "run_match"]

@@ -1,0 +1,156 @@
+"""The interface between the match runner and a bot, in-process or remote.
+
+The match runner only talks to :class:`Bot`; ``arena.protocol`` implements it over gRPC and
+:class:`LocalBot` wraps an in-process policy (anything with ``decide(view) -> int``), so tests
+and benchmarks can run matches without sockets (DESIGN.md, "data flows one way").
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..rules import RulesConfig
+from ..rules.view import View
+
+
+@dataclass(frozen=True, slots=True)
+class MatchInfo:
+    """What a bot is told when a match starts.
+
+    Attributes:
+        match_id: unique id of the match in its tournament (text).
+        cfg: the rules of the match.
+        seat: the bot's seat 0..2 (seat 0 deals the first hand).
+        names: bot names by seat.
+        time_per_decision_ms: time allowed for each answer, in milliseconds.
+    """
+
+    match_id: str
+    cfg: RulesConfig
+    seat: int
+    names: tuple[str, str, str]
+    time_per_decision_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class MatchEnd:
+    """What a bot is told when a match ends: scores and placings by seat, and the reason."""
+
+    match_id: str
+    scores: tuple[int, int, int]
+    placings: tuple[int, int, int]
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionRequest:
+    """One decision asked of a bot: the seat's full view (legal actions included) and its time.
+
+    Attributes:
+        request_id: unique per bot connection, increasing.
+        match_id: the match this decision belongs to.
+        view: ``state.view(seat)``; ``view.legal_actions`` holds the legal action codes.
+        time_ms: time allowed for the answer, in milliseconds (the arena adds a grace margin).
+    """
+
+    request_id: int
+    match_id: str
+    view: View
+    time_ms: int
+
+
+class BotFault(Exception):
+    """A bot failed to answer properly.
+
+    Attributes:
+        kind: ``"malformed"`` (an answer that is not an action), ``"error"`` (the bot reported
+            an exception), ``"disconnect"`` (stream closed / process gone), ``"crash"``.
+        detail: human-readable explanation for the logs and the record.
+    """
+
+    def __init__(self, kind: str, detail: str) -> None:
+        super().__init__(f"{kind}: {detail}")
+        self.kind = kind
+        self.detail = detail
+
+
+class Bot(abc.ABC):
+    """A bot as the match runner sees it. Implementations must be safe to call from one
+    asyncio task at a time per match (a bot may play several matches concurrently only if
+    the implementation multiplexes them by ``match_id``)."""
+
+    name: str = "bot"
+    version: str = ""
+
+    async def start_match(self, info: MatchInfo) -> None:
+        """Announce a match (default: nothing)."""
+
+    @abc.abstractmethod
+    async def decide(self, request: DecisionRequest) -> int:
+        """Return the chosen action code.
+
+        The runner enforces the time limit (``asyncio.wait_for``) and validates the action
+        against the rules engine; this method only transports.
+
+        Raises:
+            BotFault: malformed answer, reported error, or lost connection.
+        """
+
+    async def reject(self, request_id: int, reason: str, detail: str) -> None:
+        """Tell the bot its answer was rejected (illegal, late, malformed) and why."""
+
+    async def end_match(self, info: MatchEnd) -> None:
+        """Announce the end of a match (default: nothing)."""
+
+    @property
+    def alive(self) -> bool:
+        """False once the bot is known to be gone (crashed, disconnected)."""
+        return True
+
+
+class Policy(Protocol):
+    """Anything that chooses an action from a view (the SDK's ``Player`` satisfies it)."""
+
+    def decide(self, view: View) -> int: ...
+
+
+class LocalBot(Bot):
+    """An in-process bot: runs ``policy.decide(view)`` in a worker thread so a slow policy
+    cannot block the event loop (and the runner's timeout still applies)."""
+
+    def __init__(self, policy: Policy, name: str, version: str = "local",
+                 *, threaded: bool = False) -> None:
+        self.policy = policy
+        self.name = name
+        self.version = version
+        self.threaded = threaded
+        self.think_s = 0.0
+
+    async def start_match(self, info: MatchInfo) -> None:
+        hook = getattr(self.policy, "on_match_start", None)
+        if hook is not None:
+            hook(info)
+
+    async def decide(self, request: DecisionRequest) -> int:
+        t0 = time.perf_counter()
+        try:
+            if self.threaded:
+                action = await asyncio.to_thread(self.policy.decide, request.view)
+            else:
+                action = self.policy.decide(request.view)
+        except Exception as exc:  # a bot's own bug is a fault, not an arena crash
+            raise BotFault("error", f"{type(exc).__name__}: {exc}") from exc
+        finally:
+            self.think_s += time.perf_counter() - t0
+        if type(action) is not int:
+            raise BotFault("malformed", f"policy returned {action!r}, not an action code")
+        return action
+
+    async def end_match(self, info: MatchEnd) -> None:
+        hook = getattr(self.policy, "on_match_end", None)
+        if hook is not None:
+            hook(info)

@@ -1,0 +1,240 @@
+"""The match runner: asks bots for decisions, validates them with the engine, enforces time
+limits, records faults and plays a deterministic fallback (cutechess's game manager, ACPC dealer).
+
+Fault handling (issue 4, docs/protocol.md):
+
+- an illegal, late (past ``time_ms`` + time bank + ``grace_ms``) or malformed answer, or an error
+  the bot reports, is a **fault**: recorded in the decision log, the bot is told why
+  (``Bot.reject``), and a fallback plays a legal action for that decision, drawn uniformly with
+  a seed derived (SHA-256) from the match seed and the decision's index, so reruns agree;
+- after ``max_faults`` faults in one match, or at once on a crash/disconnect, the bot
+  **forfeits** the match: it is placed last and the fallback plays its seat to the end, so the
+  other two finish their match.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from ..rules import MatchState, RulesConfig, action_str
+from ..rules.deal import derive_seed
+from ..rules.state import DealSource
+from .bot import Bot, BotFault, DecisionRequest, MatchEnd, MatchInfo
+
+#: fault kinds written to records
+FAULT_KINDS = ("illegal", "timeout", "malformed", "error", "disconnect")
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    """What to play.
+
+    Attributes:
+        match_id: unique id (text) of the match.
+        cfg: the rules.
+        seed: match seed (deals and fallback choices derive from it).
+        deals: explicit deals (see ``MatchState.new``), e.g. for duplicate play.
+        time_ms: time per decision, milliseconds (> 0).
+        grace_ms: extra time before an answer counts as late, milliseconds (>= 0).
+        time_bank_ms: optional per-match bank drawn on when a decision takes over ``time_ms``.
+        max_faults: faults in one match before the bot forfeits it (>= 1).
+    """
+
+    match_id: str
+    cfg: RulesConfig
+    seed: int | str | bytes = 0
+    deals: DealSource = None
+    time_ms: int = 1000
+    grace_ms: int = 200
+    time_bank_ms: int | None = None
+    max_faults: int = 3
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionLog:
+    """One applied decision: who, what, how long, and any fault.
+
+    Attributes:
+        hand: hand number (1-based); seat: 0..2; kind: decision kind value (``"play"`` ...).
+        action: the action code applied (the bot's, or the fallback's when ``fallback``).
+        think_ms: wall time the bot took, milliseconds (None when the bot was not asked).
+        fault: one of :data:`FAULT_KINDS` or None; detail: explanation of the fault.
+        fallback: the applied action came from the fallback.
+        answer: what the bot answered when it was rejected (action text), else None.
+    """
+
+    hand: int
+    seat: int
+    kind: str
+    action: int
+    think_ms: float | None = None
+    fault: str | None = None
+    detail: str | None = None
+    fallback: bool = False
+    answer: str | None = None
+
+
+@dataclass
+class MatchResult:
+    """Outcome of :func:`run_match`. ``placings`` put forfeiting seats last (shared)."""
+
+    spec: MatchSpec
+    names: tuple[str, str, str]
+    versions: tuple[str, str, str]
+    state: MatchState
+    decisions: list[DecisionLog]
+    faults: tuple[int, int, int]
+    forfeited: tuple[bool, bool, bool]
+    forfeit_reasons: tuple[str | None, str | None, str | None]
+    placings: tuple[int, int, int]
+    started_at: str
+    ended_at: str
+    think_ms: tuple[float, float, float] = field(default=(0.0, 0.0, 0.0))
+    decisions_asked: tuple[int, int, int] = field(default=(0, 0, 0))
+
+    @property
+    def scores(self) -> tuple[int, int, int]:
+        """Match score per seat."""
+        return tuple(self.state.scores)  # type: ignore[return-value]
+
+    @property
+    def termination(self) -> str:
+        """``"normal"`` or ``"forfeit"`` (a seat forfeited)."""
+        return "forfeit" if any(self.forfeited) else "normal"
+
+
+def fallback_action(seed: int | str | bytes, index: int, legal: Sequence[int]) -> int:
+    """The fallback's choice for decision ``index`` (0-based in the match): uniform over
+    ``legal`` using SHA-256 of (seed, "fallback", index); deterministic across runs."""
+    draw = int.from_bytes(derive_seed(seed, "fallback", index)[:8], "big")
+    return legal[draw % len(legal)]
+
+
+def placings_with_forfeits(placings: Sequence[int], forfeited: Sequence[bool]) -> tuple[int, ...]:
+    """Competition ranking on (forfeited, engine placing): forfeits share the last places."""
+    key = [(bool(f), p) for f, p in zip(forfeited, placings)]
+    return tuple(1 + sum(k2 < k for k2 in key) for k in key)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+class _Seat:
+    """Per-seat bookkeeping during one match."""
+
+    def __init__(self, bot: Bot, bank_ms: int | None) -> None:
+        self.bot = bot
+        self.faults = 0
+        self.forfeit: str | None = None
+        self.bank_ms = bank_ms
+        self.think_ms = 0.0
+        self.asked = 0
+
+
+async def _safe(seat: _Seat, coro) -> None:  # noqa: ANN001 - an awaitable of the bot
+    """Run a notification to a bot; a failure makes it forfeit, never stops the match."""
+    try:
+        await coro
+    except BotFault as exc:
+        if exc.kind == "disconnect":
+            seat.forfeit = seat.forfeit or f"disconnect: {exc.detail}"
+    except Exception as exc:  # noqa: BLE001 - a bot adapter must never crash the match
+        seat.forfeit = seat.forfeit or f"error: {type(exc).__name__}: {exc}"
+
+
+async def _ask(spec: MatchSpec, seat: _Seat, state: MatchState, request_id: int,
+               index: int) -> DecisionLog:
+    """Ask one bot for one decision; returns the log entry of what was applied."""
+    s = state.current_seat
+    kind = state.decision.value
+    hand = state.hand_number
+    legal = state.legal_actions()
+    allowed_ms = spec.time_ms + (seat.bank_ms or 0)
+    req = DecisionRequest(request_id, spec.match_id, state.view(s), allowed_ms)
+    t0 = time.perf_counter()
+    fault = detail = answer = None
+    action: int | None = None
+    try:
+        action = await asyncio.wait_for(seat.bot.decide(req), (allowed_ms + spec.grace_ms) / 1000)
+    except asyncio.TimeoutError:
+        fault, detail = "timeout", f"no answer within {allowed_ms} ms + {spec.grace_ms} ms grace"
+    except BotFault as exc:
+        fault, detail = (exc.kind if exc.kind in FAULT_KINDS else "error"), exc.detail
+    think = (time.perf_counter() - t0) * 1000
+    seat.think_ms += think
+    seat.asked += 1
+    if seat.bank_ms is not None:
+        seat.bank_ms = max(0, seat.bank_ms - max(0.0, think - spec.time_ms))
+    if fault is None and not state.is_legal(action):
+        answer = action_str(action) if isinstance(action, int) and _printable(action) else repr(action)
+        fault, detail = "illegal", f"{answer} is not legal in phase {kind}"
+    if fault is None:
+        return DecisionLog(hand, s, kind, action, think)
+    seat.faults += 1
+    if fault == "disconnect":
+        seat.forfeit = f"disconnect: {detail}"
+    elif seat.faults >= spec.max_faults:
+        seat.forfeit = f"{spec.max_faults} faults (last: {fault})"
+    if fault != "disconnect":
+        reason = "late" if fault == "timeout" else fault
+        await _safe(seat, seat.bot.reject(request_id, reason, detail))
+    chosen = fallback_action(spec.seed, index, legal)
+    return DecisionLog(hand, s, kind, chosen, think, fault, detail, True, answer)
+
+
+def _printable(action: int) -> bool:
+    try:
+        action_str(action)
+    except ValueError:
+        return False
+    return True
+
+
+async def run_match(spec: MatchSpec, bots: Sequence[Bot]) -> MatchResult:
+    """Play one match between ``bots`` (by seat 0..2) and return its result.
+
+    Never raises for a bot's misbehaviour (see the module docstring); raises only for bad
+    arguments (``ValueError``: not exactly three bots) or an invalid explicit deal
+    (``DealError``).
+    """
+    if len(bots) != 3:
+        raise ValueError(f"a match needs 3 bots, got {len(bots)}")
+    started = _now()
+    state = MatchState.new(spec.cfg, spec.seed, spec.deals)
+    seats = [_Seat(b, spec.time_bank_ms) for b in bots]
+    names = tuple(b.name for b in bots)
+    for i, seat in enumerate(seats):
+        info = MatchInfo(spec.match_id, spec.cfg, i, names, spec.time_ms)  # type: ignore[arg-type]
+        await _safe(seat, seat.bot.start_match(info))
+    log: list[DecisionLog] = []
+    request_id = 0
+    while not state.finished:
+        s = state.current_seat
+        seat = seats[s]
+        legal = state.legal_actions()
+        if seat.forfeit is not None or not seat.bot.alive:
+            seat.forfeit = seat.forfeit or "disconnect: bot is gone"
+            entry = DecisionLog(state.hand_number, s, state.decision.value,
+                                fallback_action(spec.seed, len(log), legal), fallback=True)
+        else:
+            request_id += 1
+            entry = await _ask(spec, seat, state, request_id, len(log))
+        state.apply(entry.action)
+        log.append(entry)
+    forfeited = tuple(seat.forfeit is not None for seat in seats)
+    end = MatchEnd(spec.match_id, tuple(state.scores), state.placings, state.end_reason)
+    for seat in seats:
+        if seat.forfeit is None or seat.bot.alive:
+            await _safe(seat, seat.bot.end_match(end))
+    return MatchResult(
+        spec=spec, names=names, versions=tuple(b.version for b in bots), state=state,
+        decisions=log, faults=tuple(seat.faults for seat in seats), forfeited=forfeited,
+        forfeit_reasons=tuple(seat.forfeit for seat in seats),
+        placings=placings_with_forfeits(state.placings, forfeited), started_at=started,
+        ended_at=_now(), think_ms=tuple(seat.think_ms for seat in seats),
+        decisions_asked=tuple(seat.asked for seat in seats))

@@ -1,0 +1,42 @@
+"""What a Python bot author imports: :class:`Player`, :func:`run`, and simulation helpers.
+
+A bot is a small program::
+
+    import random
+    from arena.sdk import Player, View, run
+
+    class RandomPlayer(Player):
+        name = "random"
+        version = "1.0"
+
+        def decide(self, view: View) -> int:
+            return random.choice(view.legal_actions)
+
+    if __name__ == "__main__":
+        run(RandomPlayer())
+
+Run it with ``python my_bot.py --arena 127.0.0.1:50051 --token T`` (or the environment variables
+``ARENA_ADDRESS`` / ``ARENA_TOKEN``). ``run`` connects to the arena's gRPC server, registers,
+answers every decision request with ``player.decide(view)`` and returns when the arena closes
+the stream (exit status 0) or on SIGTERM/SIGINT. See ``docs/protocol.md``.
+
+Simulation helpers re-exported from the rules engine: :func:`sample_state` (a full
+``MatchState`` consistent with a view, for Monte Carlo search), :func:`action_str`,
+:func:`parse_action`, :func:`card_str`, :func:`parse_card`, :class:`MatchState`,
+:class:`Decision`, :class:`View`.
+"""
+
+from __future__ import annotations
+
+from ..match.bot import MatchEnd, MatchInfo
+from ..rules import (Decision, MatchState, RulesConfig, action_str, card_str, make_config,
+                     parse_action, parse_card)
+from ..rules.sample import sample_state
+from ..rules.view import View
+from .player import Player
+from .client import run
+
+__all__ = [
+    "Player", "run", "View", "MatchInfo", "MatchEnd", "Decision", "MatchState", "RulesConfig",
+    "make_config", "sample_state", "action_str", "parse_action", "card_str", "parse_card",
+]

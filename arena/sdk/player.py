@@ -1,0 +1,47 @@
+"""The :class:`Player` base class a Python bot author subclasses."""
+
+from __future__ import annotations
+
+from ..match.bot import MatchEnd, MatchInfo
+from ..rules.view import View
+
+
+class Player:
+    """Base class of a bot's decision policy.
+
+    Subclasses implement :meth:`decide`; the hooks are optional. The same instance serves every
+    match of the connection (matches may interleave when the arena runs several at once, so
+    per-match state should be keyed by ``match_id``; the SDK calls ``decide`` one request at a
+    time, never concurrently).
+
+    Attributes:
+        name: the bot's name, sent at registration (``--name`` on the command line overrides).
+        version: free-form version text sent at registration.
+    """
+
+    name: str = "python-bot"
+    version: str = "0"
+
+    def decide(self, view: View) -> int:
+        """Choose an action for the pending decision.
+
+        Args:
+            view: the seat's full visible state; ``view.legal_actions`` lists the legal action
+                codes (ints, see ``arena.rules.actions``), ``view.decision`` the decision kind.
+
+        Returns:
+            one of ``view.legal_actions``. Anything else is recorded as a fault and a fallback
+            action is played for this decision.
+
+        Raises:
+            Any exception: the SDK reports it to the arena as an error for this decision (a
+            fault) and keeps serving.
+        """
+        raise NotImplementedError("a Player subclass must implement decide(view) -> int")
+
+    def on_match_start(self, info: MatchInfo) -> None:
+        """Called when a match starts (``info``: match id, rules, seat, names, time per
+        decision in ms). Default: nothing."""
+
+    def on_match_end(self, end: MatchEnd) -> None:
+        """Called when a match ends (``end``: scores, placings, reason). Default: nothing."""
