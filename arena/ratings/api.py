@@ -96,7 +96,9 @@ def rate(
     fewer than 2 blocks, or invalid ``bootstrap`` / ``seed`` / ``prior_sigma``.
     """
     if isinstance(results, (str, bytes)) or not isinstance(results, Sequence):
-        raise RatingsInputError(f"results must be a sequence of MatchResult, got {type(results).__name__}")
+        raise RatingsInputError(
+            f"results must be a sequence of MatchResult, got {type(results).__name__}"
+        )
     for k, r in enumerate(results):
         if not isinstance(r, MatchResult):
             raise RatingsInputError(f"results[{k}] is not a MatchResult: {r!r}")

@@ -15,6 +15,12 @@ weighted fit over the :class:`~arena.ratings.plackett_luce.Patterns` of the full
 from the full-data estimate. A bot that drops out of a resample (or a group of bots that is no
 longer connected to the rest) is held finite by the prior and simply widens its interval.
 
+Calibration: percentile intervals from few blocks are somewhat too narrow. Measured on data
+simulated from the model (300 tournaments each): coverage of the nominal 95% intervals ~0.88
+with 8 blocks, ~0.91 with 25 blocks, ~0.94 with 100 blocks. When a bot's results never vary
+(e.g. it won every match), every resample agrees and its interval collapses to a point: the
+bootstrap cannot show uncertainty the data do not contain.
+
 Determinism: blocks are sorted by id before drawing and the draws come from
 ``numpy.random.default_rng(seed)``, so the same matches (in any order) and the same seed give
 identical intervals.

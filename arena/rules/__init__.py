@@ -16,7 +16,7 @@ from .deal import Deal, derive_seed, seeded_deal
 from .errors import (CardParseError, DealError, IllegalActionError, RulesConfigError,
                      RulesError)
 from .exchange import ExchangeEvent
-from .state import MatchState, TrickRecord
+from .state import HandSummary, MatchState, TrickRecord
 
 __all__ = [
     "CONTRACT_BASE", "MISERE", "NO_TRUMP", "STOP", "Decision", "action_str", "contract_action",
@@ -24,5 +24,5 @@ __all__ = [
     "cards_of", "format_cards", "mask_of", "parse_card", "parse_cards", "rank_of", "suit_of",
     "DEFAULT_PRESET", "OPTION_NAMES", "PRESETS", "RulesConfig", "make_config", "Deal",
     "derive_seed", "seeded_deal", "CardParseError", "DealError", "IllegalActionError",
-    "RulesConfigError", "RulesError", "ExchangeEvent", "MatchState", "TrickRecord",
+    "RulesConfigError", "RulesError", "ExchangeEvent", "HandSummary", "MatchState", "TrickRecord",
 ]

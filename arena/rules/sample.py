@@ -222,7 +222,7 @@ def sample_state(view: View, rng: random.Random) -> MatchState:
     st.scores, st.hand_points = list(view.scores), list(view.hand_points)
     st.prev_points = view.prev_points
     st.contracts_used = [mask_of(u) for u in view.contracts_used]
-    st.deals, st.actions = [], []
+    st.deals, st.actions, st.completed_hands = [], [], []
     st.finished, st.end_reason, st.twelve_trick_winner, st._placings = False, None, None, None
     return st
 

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from . import exchange as xchg
+from . import scoring
 from .actions import CONTRACT_BASE, MISERE, NO_TRUMP, Decision, action_str, contract_action
 from .cards import cards_of, mask_of
 from .config import RulesConfig
@@ -41,6 +42,28 @@ class TrickRecord:
     winner: int
 
 
+@dataclass(frozen=True, slots=True)
+class HandSummary:
+    """A completed hand, kept in ``MatchState.completed_hands`` (for records and replay).
+
+    Per-seat tuples are indexed by seat; ``contract`` as in :class:`MatchState`.
+    """
+
+    hand_number: int
+    dealer: int
+    declarer: int
+    roles: tuple[int, int, int]
+    targets: tuple[int, int, int]
+    limits: tuple[int, int, int]
+    contract: int
+    kitty: tuple[int, ...]
+    discards: tuple[int, ...]
+    events: tuple  # tuple[ExchangeEvent, ...]
+    tricks: tuple[TrickRecord, ...]
+    tricks_won: tuple[int, int, int]
+    points: tuple[int, int, int]
+
+
 class MatchState:
     """Full (omniscient) state of one match; see the module docstring.
 
@@ -53,7 +76,8 @@ class MatchState:
         scores (match score per seat), hand_points (list of per-seat tuples, one per hand),
         prev_points (previous hand's points or None), contracts_used (per-seat bitmask of
         contract indexes), deals (Deal per hand played so far), actions (every action code
-        applied in the match, in order), finished, end_reason, twelve_trick_winner.
+        applied in the match, in order), completed_hands (HandSummary per finished hand),
+        finished, end_reason, twelve_trick_winner.
     """
 
     __slots__ = (
@@ -64,14 +88,14 @@ class MatchState:
         "x", "events",
         "trick", "trick_seats", "leader", "tricks", "tricks_won",
         "scores", "hand_points", "prev_points", "contracts_used", "deals", "actions",
-        "finished", "end_reason", "twelve_trick_winner", "_placings",
+        "finished", "end_reason", "twelve_trick_winner", "_placings", "completed_hands",
     )
 
     # ----- construction ---------------------------------------------------------------------
     @classmethod
     def new(cls, cfg: RulesConfig, seed: int | str | bytes = 0, deals: DealSource = None,
             *, first_deal: Deal | None = None) -> MatchState:
-        """Start a match and deal its first hand.
+        """Start a match and deal its first hand (seat 0 deals).
 
         Args:
             cfg: the rules (see :func:`arena.rules.config.make_config`).
@@ -83,26 +107,53 @@ class MatchState:
         Raises:
             DealError: when an explicit deal does not fit ``cfg``.
         """
+        if first_deal is not None:
+            deals = {1: first_deal}
+        return cls.from_position(cfg, seed=seed, deals=deals)
+
+    @classmethod
+    def from_position(cls, cfg: RulesConfig, *, seed: int | str | bytes = 0,
+                      deals: DealSource = None, deal: Deal | None = None, hand_number: int = 1,
+                      dealer: int = 0, scores: tuple[int, int, int] = (0, 0, 0),
+                      prev_points: tuple[int, int, int] | None = None,
+                      contracts_used: tuple[tuple[int, ...], ...] | None = None) -> MatchState:
+        """Start a match at the beginning of any hand (tests, puzzles, resuming).
+
+        Args:
+            cfg, seed, deals: as in :meth:`new`; ``deal`` is this hand's explicit deal.
+            hand_number: the hand to start (1-based); dealer: its dealer seat 0..2.
+            scores: match scores before this hand, per seat.
+            prev_points: the previous hand's points per seat (they drive the card exchange);
+                None on hand 1.
+            contracts_used: per seat, contract indexes (0..5) already chosen in this match.
+
+        Raises:
+            DealError: when an explicit deal does not fit ``cfg``.
+            ValueError: when ``hand_number`` < 1 or ``dealer`` is not 0..2.
+        """
+        if hand_number < 1 or dealer not in (0, 1, 2):
+            raise ValueError(f"bad position: hand_number {hand_number}, dealer {dealer}")
         self = cls.__new__(cls)
         self.cfg = cfg
         self._seed = seed
-        if first_deal is not None:
-            deals = {1: first_deal}
+        if deal is not None:
+            deals = {hand_number: deal}
         self._deal_source = deals
         self._follow_cfg = FOLLOW_CODES[cfg.follow]
         self._next = (1, 2, 0) if cfg.direction == "clockwise" else (2, 0, 1)
-        self.scores = [0, 0, 0]
+        self.scores = list(scores)
         self.hand_points = []
-        self.prev_points = None
-        self.contracts_used = [0, 0, 0]
+        self.prev_points = None if prev_points is None else tuple(prev_points)
+        self.contracts_used = [mask_of(c) for c in contracts_used] if contracts_used else [0, 0, 0]
         self.deals = []
         self.actions = []
+        self.completed_hands = []
         self.finished = False
         self.end_reason = None
         self.twelve_trick_winner = None
         self._placings = None
-        self.hand_number = 0
-        self.dealer = self._next.index(0)  # the seat before 0, so that hand 1 is dealt by seat 0
+        self.hand_number = hand_number - 1
+        self.dealer = self._next.index(dealer)  # the seat before ``dealer`` in play order
         self._start_next_hand()
         return self
 
@@ -122,6 +173,7 @@ class MatchState:
         c.contracts_used = self.contracts_used[:]
         c.deals = self.deals[:]
         c.actions = self.actions[:]
+        c.completed_hands = self.completed_hands[:]
         c.events = self.events[:]
         c._steps = self._steps[:]
         c.x = self.x.copy() if self.x is not None else None
@@ -356,11 +408,9 @@ class MatchState:
 
     # ----- scoring and match end ------------------------------------------------------------
     def hand_points_now(self) -> tuple[int, int, int]:
-        """Points per seat of the current hand if it ended now: tricks - target, or in misère
-        limit - tricks (RULES.md 2.6)."""
-        if self.contract == MISERE:
-            return tuple(self.limits[s] - self.tricks_won[s] for s in range(3))  # type: ignore
-        return tuple(self.tricks_won[s] - self.targets[s] for s in range(3))  # type: ignore
+        """Points per seat of the current hand if it ended now (see ``scoring.hand_points``)."""
+        return scoring.hand_points(self.tricks_won, self.targets, self.limits,
+                                   self.contract == MISERE)
 
     def _finish_hand(self) -> None:
         pts = self.hand_points_now()
@@ -368,47 +418,22 @@ class MatchState:
         for s in range(3):
             self.scores[s] += pts[s]
         self.prev_points = pts
-        reason = self._end_reason()
+        self.completed_hands.append(HandSummary(
+            self.hand_number, self.dealer, self.declarer, self.roles, self.targets, self.limits,
+            self.contract, tuple(self.kitty), tuple(self.discards), tuple(self.events),
+            tuple(self.tricks), tuple(self.tricks_won), pts))
+        reason, winner = scoring.end_reason(self.cfg, self.hand_number, self.scores,
+                                            self.tricks_won, self.contract == MISERE)
         if reason is None:
             self._start_next_hand()
             return
         self.finished = True
         self.end_reason = reason
+        self.twelve_trick_winner = winner
         self.decision = None
         self.current_seat = None
         self._legal = []
-        self._placings = self._compute_placings()
-
-    def _end_reason(self) -> str | None:
-        cfg = self.cfg
-        sc = self.scores
-        top_shared = sorted(sc)[1] == max(sc)
-        if cfg.twelve_trick_win and self.contract != MISERE:
-            for s in range(3):
-                if self.tricks_won[s] >= 12:
-                    self.twelve_trick_winner = s
-                    return "twelve-tricks"
-        n = self.hand_number
-        if cfg.end_score is not None and (
-                max(sc) >= cfg.end_score or (cfg.end_score_either_sign and min(sc) <= -cfg.end_score)):
-            if not (top_shared and cfg.tie_break == "continue"):
-                return "score"
-        if cfg.end_hands is not None and n >= cfg.end_hands:
-            if not top_shared or cfg.tie_break == "shared":
-                return "hands"
-            if cfg.tie_break == "extra-hands" and n - cfg.end_hands >= cfg.tie_extra_hands:
-                return "hands"
-        if n >= cfg.hand_cap:
-            return "hand-cap"
-        return None
-
-    def _compute_placings(self) -> tuple[int, int, int]:
-        sc = self.scores
-        w = self.twelve_trick_winner
-        if w is None:
-            return tuple(1 + sum(sc[o] > sc[s] for o in range(3)) for s in range(3))  # type: ignore
-        return tuple(1 if s == w else 2 + sum(sc[o] > sc[s] for o in range(3) if o != w)
-                     for s in range(3))  # type: ignore
+        self._placings = scoring.placings(self.scores, winner)
 
     def __repr__(self) -> str:
         return (f"MatchState(preset={self.cfg.preset!r}, hand={self.hand_number}, "

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from arena.ratings import MatchResult, rate
-from arena.ratings.bootstrap import likelihood_of_superiority
-from ratings_synth import FOUR, FOUR_TABLES, THREE, simulate
+from arena.ratings.bootstrap import block_bootstrap, likelihood_of_superiority
+from arena.ratings.plackett_luce import encode, fit_theta
+from .ratings_synth import FOUR, FOUR_TABLES, THREE, simulate
 
 
 def test_same_input_and_seed_give_the_same_table_other_seeds_differ():
@@ -87,8 +88,6 @@ def test_bootstrap_keeps_block_structure():
     # 0, 6 or 12 matches of each kind, so only 3 distinct fits are possible.
     results = [MatchResult(("A", "B", "C"), (1, 2, 3), "b0") for _ in range(6)]
     results += [MatchResult(("A", "B", "C"), (3, 2, 1), "b1") for _ in range(6)]
-    from arena.ratings.bootstrap import block_bootstrap
-    from arena.ratings.plackett_luce import encode, fit_theta
 
     patterns = encode(results, {"A": 0, "B": 1, "C": 2})
     theta = fit_theta(patterns, patterns.counts, 3, 1.5)

@@ -23,7 +23,7 @@ from arena.ratings.plackett_luce import (
     placing_probability,
     theta_to_elo,
 )
-from ratings_synth import THREE, simulate
+from .ratings_synth import THREE, simulate
 
 VALID_PLACES = sorted(
     {p for s in [(1, 2, 3), (1, 1, 3), (1, 2, 2), (1, 1, 1)] for p in itertools.permutations(s)}

@@ -1,0 +1,48 @@
+"""RandomBot: a seeded bot that picks uniformly among the legal actions.
+
+The baseline of the strength benchmark (``bench/strength.py``) and a smoke-test opponent. With the
+same seed and the same sequence of views it makes the same choices.
+
+Run against an arena: ``python -m sample_bots.random_bot --arena HOST:PORT --token T --seed 7``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+
+from arena.rules.view import View
+from arena.sdk import Player, run
+
+
+class RandomBot(Player):
+    """Uniform choice over ``view.legal_actions`` from a private ``random.Random(seed)``."""
+
+    name = "random"
+    version = "1.0"
+
+    def __init__(self, seed: int | str | None = 0) -> None:
+        """Args: seed: seed of the bot's own RNG (None: seeded from the OS)."""
+        self.seed = seed
+        self._rng = random.Random(seed)
+
+    def decide(self, view: View) -> int:
+        """A legal action drawn uniformly (the only one when there is one)."""
+        legal = view.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        return legal[self._rng.randrange(len(legal))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry: ``--seed N`` (default: random) plus the SDK's ``--arena``,
+    ``--token`` and ``--name``, passed on to ``arena.sdk.run``."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], add_help=False)
+    parser.add_argument("--seed", type=int, default=None, help="seed of the bot's RNG")
+    args, rest = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
+    return run(RandomBot(seed=args.seed), rest)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
