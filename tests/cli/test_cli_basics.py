@@ -1,0 +1,30 @@
+"""CLI basics: presets, bench engine, and one-line errors for user mistakes."""
+
+import json
+
+from arena.cli import main
+
+
+def test_presets_json_lists_all_five(capsys):
+    assert main(["presets", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert sorted(data) == ["blato", "nine-five-two", "sergeant-major", "six-contracts",
+                            "six-three-eight"]
+    assert data["blato"]["targets"] == [3, 8, 5]
+
+
+def test_unknown_preset_is_one_line_exit_2(capsys):
+    assert main(["presets", "whist"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unknown preset 'whist'" in err and "Traceback" not in err
+
+
+def test_bench_engine_prints_figures(capsys):
+    assert main(["bench", "engine", "--matches", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "3 random matches" in out and "hands/s" in out and "us/decision" in out
+
+
+def test_bench_engine_rejects_bad_preset(capsys):
+    assert main(["bench", "engine", "--preset", "x"]) == 2
+    assert "unknown preset 'x'" in capsys.readouterr().err

@@ -1,0 +1,97 @@
+"""Bad input to the state machine: typed errors naming phase, seat, action and the legal set;
+the state is left unchanged."""
+
+import pytest
+
+from arena.rules import (IllegalActionError, MatchState, make_config, parse_action,
+                         parse_card)
+
+from .helpers import act
+
+
+def snapshot(s: MatchState):
+    return (s.hands[:], s.decision, s.current_seat, s.trick[:], s.discards[:], s.actions[:],
+            s.contract, s.scores[:], [v for v in (s.view(0), s.view(1), s.view(2))])
+
+
+def check_rejected(s: MatchState, action, match: str):
+    before = snapshot(s)
+    with pytest.raises(IllegalActionError, match=match) as info:
+        s.apply(action)
+    assert snapshot(s) == before
+    assert info.value.legal == tuple(s.legal_actions())
+    assert info.value.seat == s.current_seat and info.value.phase == s.phase
+    assert not s.is_legal(action)
+    return info.value
+
+
+def test_wrong_phase_action_names_phase_seat_and_legal_set():
+    s = MatchState.new(make_config(), seed=1)
+    err = check_rejected(s, parse_card("2S") if not s.hands[0] >> 0 & 1 else 99,
+                         r"seat 0 in phase contract.*legal: \[trump:S, trump:H, trump:D, trump:C\]")
+    assert isinstance(err, ValueError)
+
+
+def test_card_not_held_and_wrong_seat():
+    s = MatchState.new(make_config(), seed=1)
+    act(s, "trump:S")
+    for _ in range(4):
+        s.apply(s.legal_actions()[0])
+    seat = s.current_seat
+    other = next(c for c in range(52) if s.hands[(seat + 1) % 3] >> c & 1)
+    check_rejected(s, other, "card not held")          # the next seat's card: wrong seat
+
+
+def test_must_follow_suit():
+    for seed in range(50):
+        s = MatchState.new(make_config(), seed=seed)
+        act(s, "trump:S")
+        for _ in range(4):
+            s.apply(s.legal_actions()[0])
+        s.apply(s.legal_actions()[0])              # S1 leads his lowest card
+        hand, led = s.hands[s.current_seat], s.trick[0] // 13
+        off = [c for c in range(52) if hand >> c & 1 and c // 13 != led]
+        if hand & (0x1FFF << (13 * led)) and off:
+            check_rejected(s, off[0], "must follow the follow rule F1")
+            return
+    raise AssertionError("no seed gave a follow-suit position")
+
+
+def test_duplicate_discard_is_rejected():
+    s = MatchState.new(make_config(), seed=1)
+    act(s, "trump:S")
+    c = s.legal_actions()[0]
+    s.apply(c)
+    check_rejected(s, c, "not among the legal actions")
+
+
+def test_non_int_and_out_of_range_actions():
+    s = MatchState.new(make_config(), seed=1)
+    check_rejected(s, "trump:S", "an action is an int code")
+    check_rejected(s, 10_000, "not among the legal")
+    check_rejected(s, -1, "not among the legal")
+    check_rejected(s, True, "an action is an int code")
+
+
+def test_finished_match_rejects_everything():
+    import random
+    s = MatchState.new(make_config(hand_cap=1), seed=1)
+    rng = random.Random(1)
+    while not s.finished:
+        s.apply(rng.choice(s.legal_actions()))
+    assert s.legal_actions() == [] and s.current_seat is None
+    with pytest.raises(IllegalActionError, match="the match is over") as info:
+        s.apply(0)
+    assert info.value.phase == "finished" and info.value.legal == ()
+
+
+def test_view_of_bad_seat():
+    s = MatchState.new(make_config(), seed=1)
+    with pytest.raises(ValueError, match="seat must be 0, 1 or 2"):
+        s.view(3)
+
+
+def test_from_position_rejects_bad_arguments():
+    with pytest.raises(ValueError, match="bad position"):
+        MatchState.from_position(make_config(), hand_number=0)
+    assert parse_action("stop") == 99

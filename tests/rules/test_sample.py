@@ -1,0 +1,90 @@
+"""Determinization (arena.rules.sample): consistent with the view, random in what is hidden."""
+
+import random
+
+import pytest
+
+from arena.rules import Decision, MatchState, RulesError, make_config
+from arena.rules.sample import sample_state
+
+from .helpers import act
+
+
+def play_until(s: MatchState, rng: random.Random, pred, limit: int = 2000) -> bool:
+    for _ in range(limit):
+        if s.finished or pred(s):
+            return not s.finished
+        s.apply(rng.choice(s.legal_actions()))
+    return False
+
+
+def test_sampled_state_keeps_own_cards_and_public_facts():
+    s = MatchState.new(make_config(), seed=2)
+    rng = random.Random(0)
+    play_until(s, rng, lambda t: t.decision is Decision.PLAY and len(t.tricks) == 5)
+    v = s.view(1)
+    for _ in range(20):
+        t = sample_state(v, rng)
+        assert t.hands[1] == s.hands[1]
+        assert t.tricks == s.tricks and t.scores == s.scores and t.contract == s.contract
+        assert [bin(h).count("1") for h in t.hands] == [bin(h).count("1") for h in s.hands]
+        assert t.view(1) == v
+
+
+def test_hidden_cards_are_redrawn():
+    s = MatchState.new(make_config(), seed=2)
+    rng = random.Random(1)
+    play_until(s, rng, lambda t: t.decision is Decision.PLAY)
+    v = s.view(1)
+    draws = {sample_state(v, rng).hands[2] for _ in range(20)}
+    assert len(draws) > 10
+
+
+def test_shown_voids_are_respected():
+    rng = random.Random(3)
+    for seed in range(40):
+        s = MatchState.new(make_config(), seed=seed)
+        act(s, "trump:S")
+        for _ in range(4):
+            s.apply(s.legal_actions()[0])
+        # play until someone fails to follow suit
+        def showed_out(t):
+            return any(c // 13 != cards[0][1] // 13
+                       for cards in [tr.cards for tr in t.tricks] for _, c in cards[1:])
+        if not play_until(s, rng, showed_out):
+            continue
+        void_seat, suit = next((seat, cards[0][1] // 13) for tr in s.tricks
+                               for cards in [tr.cards] for seat, c in cards[1:]
+                               if c // 13 != cards[0][1] // 13)
+        viewer = next(x for x in range(3) if x != void_seat)
+        v = s.view(viewer)
+        for _ in range(30):
+            t = sample_state(v, rng)
+            assert t.hands[void_seat] & (0x1FFF << (13 * suit)) == 0
+        return
+    raise AssertionError("nobody showed out in 40 deals")
+
+
+def test_sampled_state_plays_to_the_end_in_every_preset():
+    rng = random.Random(5)
+    for preset in ("sergeant-major", "six-three-eight", "six-contracts", "blato"):
+        s = MatchState.new(make_config(preset, hand_cap=3), seed=1)
+        for step in range(0, 200, 13):
+            while len(s.actions) < step and not s.finished:
+                s.apply(rng.choice(s.legal_actions()))
+            if s.finished:
+                break
+            t = sample_state(s.view(s.current_seat), rng)
+            assert t.legal_actions() == s.legal_actions()
+            while not t.finished:
+                t.apply(rng.choice(t.legal_actions()))
+            assert t.placings is not None
+
+
+def test_finished_match_cannot_be_sampled():
+    s = MatchState.new(make_config(hand_cap=1), seed=1)
+    rng = random.Random(0)
+    while not s.finished:
+        s.apply(rng.choice(s.legal_actions()))
+    with pytest.raises(RulesError, match="finished"):
+        sample_state(s.view(0), rng)
