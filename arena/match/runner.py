@@ -218,7 +218,8 @@ async def run_match(spec: MatchSpec, bots: Sequence[Bot]) -> MatchResult:
         seat = seats[s]
         legal = state.legal_actions()
         if seat.forfeit is not None or not seat.bot.alive:
-            seat.forfeit = seat.forfeit or "disconnect: bot is gone"
+            seat.forfeit = (seat.forfeit or getattr(seat.bot, "gone_reason", None)
+                            or "disconnect: bot is gone")
             entry = DecisionLog(state.hand_number, s, state.decision.value,
                                 fallback_action(spec.seed, len(log), legal), fallback=True)
         else:

@@ -1,0 +1,34 @@
+"""``arena ratings DIR [--format md|csv|json]``: recompute ratings from stored results."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..errors import UserError
+from ..ratings import MatchResult, RatingsInputError, format_report, rate
+from ..tournament.store import open_existing
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register ``arena ratings``."""
+    p = sub.add_parser("ratings", help="ratings with 95%% intervals, LOS and head-to-head "
+                       "from a tournament directory")
+    p.add_argument("dir", help="a tournament output directory (holding results.sqlite)")
+    p.add_argument("--format", choices=("md", "csv", "json"), default="md")
+    p.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples (0 = none)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the ratings report; exit 0, or 2 with one line on a user mistake."""
+    with open_existing(args.dir) as store:
+        rows = store.results()
+    results = [MatchResult(r.seats, tuple(r.placings), r.block_id, tuple(r.forfeited))
+               for r in rows]
+    try:
+        report = rate(results, bootstrap=args.bootstrap, seed=args.seed)
+    except RatingsInputError as exc:
+        raise UserError(f"{args.dir}: {exc}") from None
+    print(format_report(report, args.format), end="")
+    return 0

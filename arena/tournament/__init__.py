@@ -1,0 +1,2 @@
+"""Tournaments: config, pure round-robin schedule, SQLite results store, async runner,
+standings."""

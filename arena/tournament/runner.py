@@ -1,0 +1,205 @@
+"""The tournament runner: schedule -> store -> gRPC server -> bot pool -> concurrent matches ->
+records + results -> standings (issue 4).
+
+Output directory layout::
+
+    OUT/results.sqlite        schedule and one row per finished match (resume reads it)
+    OUT/records/<match>.jsonl.gz   one record per match (docs/records.md), written atomically
+    OUT/logs/<bot>.log        each bot's stdout/stderr
+    OUT/standings.{md,csv,json}
+
+Every spawned bot process is ended on a normal end, an error, Ctrl-C or SIGTERM (the CLI turns
+SIGTERM into cancellation, which runs the ``finally`` blocks here).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..match import MatchResult, MatchSpec, run_match
+from ..records import record_from_result, write_record
+from .config import TournamentConfig
+from .pool import BotPool
+from .schedule import ScheduledMatch, make_schedule
+from .standings import Standings, compute_standings, format_standings
+from .store import ResultRow, Store
+
+
+@dataclass(frozen=True)
+class TournamentOutcome:
+    """What :func:`run_tournament` did: matches played now, total scheduled, standings."""
+
+    played_now: int
+    scheduled: int
+    already_done: int
+    standings: Standings
+    out: Path
+    faults: int
+
+
+def server_address(bind: str, port: int) -> str:
+    """The address bots should dial: the bound host (loopback for wildcard binds) and port."""
+    host = bind.rpartition(":")[0]
+    if host in ("0.0.0.0", "[::]", "::", ""):
+        host = "127.0.0.1"
+    return f"{host}:{port}"
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temp file in the same directory and ``os.replace``."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def result_row(m: ScheduledMatch, result: MatchResult, record: str) -> ResultRow:
+    """The store row of a finished match."""
+    return ResultRow(
+        m.match_id, m.block_id, m.seats, result.termination, tuple(result.placings),
+        result.scores, tuple(result.faults), tuple(result.forfeited),
+        tuple(result.forfeit_reasons), result.state.end_reason, result.state.hand_number,
+        tuple(result.decisions_asked), tuple(round(t, 3) for t in result.think_ms), record)
+
+
+def write_standings(out: Path, st: Standings) -> None:
+    """standings.md / .csv / .json in ``out`` (atomic each)."""
+    for fmt, ext in (("md", "md"), ("csv", "csv"), ("json", "json")):
+        atomic_write_text(out / f"standings.{ext}", format_standings(st, fmt))
+
+
+class _Progress:
+    """A rich progress bar on a terminal; plain lines otherwise (CI, pipes)."""
+
+    def __init__(self, total: int, done: int, enabled: bool) -> None:
+        self.total, self.done, self.faults = total, done, 0
+        self.enabled = enabled
+        self.bar = None
+        self.t0 = time.monotonic()
+        if enabled and sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                       TimeElapsedColumn, TimeRemainingColumn)
+            self.bar = Progress(TextColumn("[bold]matches"), BarColumn(), MofNCompleteColumn(),
+                                TextColumn("faults {task.fields[faults]}"), TimeElapsedColumn(),
+                                TextColumn("ETA"), TimeRemainingColumn(),
+                                console=Console(stderr=True), transient=False)
+            self.task = self.bar.add_task("matches", total=total, completed=done, faults=0)
+            self.bar.start()
+
+    def message(self, text: str) -> None:
+        if not self.enabled:
+            return
+        if self.bar is not None:
+            self.bar.console.print(text, markup=False, highlight=False)
+        else:
+            print(text, file=sys.stderr, flush=True)
+
+    def advance(self, m: ScheduledMatch, result: MatchResult) -> None:
+        self.done += 1
+        self.faults += sum(result.faults)
+        if self.bar is not None:
+            self.bar.update(self.task, advance=1, faults=self.faults)
+        elif self.enabled:
+            places = " ".join(f"{n}:{p}" for n, p in zip(m.seats, result.placings))
+            print(f"[{self.done}/{self.total}] {m.match_id} {places}"
+                  + (f" faults {sum(result.faults)}" if any(result.faults) else ""),
+                  file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+async def run_tournament(cfg: TournamentConfig, out: Path, *, progress: bool = True,
+                         on_match: Callable[[ScheduledMatch], None] | None = None
+                         ) -> TournamentOutcome:
+    """Run (or resume) the tournament of ``cfg`` into directory ``out``.
+
+    Args:
+        cfg: validated config. out: output directory (created).
+        progress: show a progress bar / lines on stderr.
+        on_match: called after each match is stored (tests use it to interrupt).
+
+    Raises:
+        StoreError: ``out`` holds another tournament. ServerStartError: cannot bind.
+    """
+    from ..protocol.server import ArenaServer
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "records").mkdir(exist_ok=True)
+    (out / "logs").mkdir(exist_ok=True)
+    names = [b.name for b in cfg.bots]
+    rules = cfg.rules_config()
+    with Store(out / "results.sqlite") as store:
+        schedule = make_schedule(names, cfg.tournament.deals_per_table, cfg.tournament.seed)
+        store.init_schedule(cfg.fingerprint(), cfg.tournament.name, schedule)
+        pending = store.pending()
+        scheduled = store.scheduled_count()
+        prog = _Progress(scheduled, scheduled - len(pending), progress)
+        played = 0
+        if pending:
+            server = ArenaServer(cfg.server.bind,
+                                 register_timeout_s=cfg.faults.register_timeout_s)
+            port = await server.start()
+            pool = BotPool(server, cfg.bots, server_address(cfg.server.bind, port), out / "logs",
+                           slots=cfg.tournament.concurrency,
+                           register_timeout_s=cfg.faults.register_timeout_s,
+                           max_crashes=cfg.faults.max_crashes, on_event=prog.message)
+            queue: asyncio.Queue[ScheduledMatch] = asyncio.Queue()
+            for m in pending:
+                queue.put_nowait(m)
+
+            async def worker() -> None:
+                nonlocal played
+                while not queue.empty():
+                    m = queue.get_nowait()
+                    result = await _play_one(cfg, rules, m, pool)
+                    path = out / "records" / f"{m.match_id}.jsonl.gz"
+                    record = record_from_result(result)
+                    await asyncio.to_thread(write_record, record, path)
+                    store.save_result(result_row(m, result, str(path.relative_to(out))),
+                                      result.started_at, result.ended_at)
+                    played += 1
+                    prog.advance(m, result)
+                    if on_match is not None:
+                        on_match(m)
+
+            try:
+                await asyncio.gather(*(worker() for _ in range(cfg.tournament.concurrency)))
+            finally:
+                prog.close()
+                await pool.close()
+                await server.stop()
+        standings = compute_standings(store.results(), names)
+    write_standings(out, standings)
+    return TournamentOutcome(played, scheduled, scheduled - len(pending), standings, out,
+                             prog.faults)
+
+
+async def _play_one(cfg: TournamentConfig, rules, m: ScheduledMatch,  # noqa: ANN001
+                    pool: BotPool) -> MatchResult:
+    spec = MatchSpec(match_id=m.match_id, cfg=rules, seed=m.seed,
+                     time_ms=cfg.time.per_decision_ms, grace_ms=cfg.time.grace_ms,
+                     time_bank_ms=cfg.time.bank_ms or None, max_faults=cfg.faults.max_faults)
+    leased = await pool.acquire(m.seats)
+    result = None
+    try:
+        result = await run_match(spec, [bot for _, _, bot in leased])
+        return result
+    finally:
+        for i, (name, inst, _) in enumerate(leased):
+            forfeit = result.forfeit_reasons[i] if result is not None else "arena stopped"
+            await pool.release(name, inst, forfeit)
