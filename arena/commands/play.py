@@ -1,0 +1,75 @@
+"""``arena play BOT_CMD BOT_CMD BOT_CMD [--preset P] [--seed S]``: one match, hand by hand."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+
+from ..errors import UserError
+from ..rules import RulesConfigError, make_config
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register ``arena play``."""
+    p = sub.add_parser(
+        "play", help="play one match between three bot commands and print it hand by hand",
+        description="Each BOT_CMD is one shell-quoted command, e.g. "
+        "\"python -m sample_bots.greedy_bot\"; {python} stands for this Python. "
+        "Seat 0 (the first BOT_CMD) deals the first hand.")
+    p.add_argument("bots", nargs=3, metavar="BOT_CMD")
+    p.add_argument("--preset", default="sergeant-major")
+    p.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
+                   help="rule option override, e.g. --set hand_cap=3 (repeatable)")
+    p.add_argument("--seed", default="1", help="match seed (default %(default)s)")
+    p.add_argument("--time-ms", type=int, default=1000, help="time per decision, ms")
+    p.add_argument("--grace-ms", type=int, default=250)
+    p.add_argument("--record", help="also write the match record here (.jsonl or .jsonl.gz)")
+    p.add_argument("--seat", type=int, choices=(0, 1, 2), help="show only what this seat knew")
+    p.set_defaults(func=run)
+
+
+def parse_overrides(items: list[str]) -> dict[str, object]:
+    """``["hand_cap=3", "no_trump=true", "targets=9,5,2"]`` -> typed values.
+
+    Raises:
+        UserError: an item without ``=``.
+    """
+    out: dict[str, object] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep:
+            raise UserError(f"--set expects OPTION=VALUE, got {item!r}")
+        val: object = raw
+        if raw.lower() in ("true", "false"):
+            val = raw.lower() == "true"
+        elif raw.lstrip("-").isdigit():
+            val = int(raw)
+        elif "," in raw and all(p.strip().isdigit() for p in raw.split(",")):
+            val = [int(p) for p in raw.split(",")]
+        out[key.strip()] = val
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    """Play and print; exit 0."""
+    from ..records import record_from_result, render_text, write_record
+    from ..tournament.single import play_single
+    from .run import with_sigterm
+    try:
+        rules = make_config(args.preset, **parse_overrides(args.set))
+    except RulesConfigError as exc:
+        raise UserError(str(exc)) from None
+    if args.time_ms < 1 or args.grace_ms < 0:
+        raise UserError("--time-ms must be >= 1 and --grace-ms >= 0")
+    seed: int | str = int(args.seed) if args.seed.lstrip("-").isdigit() else args.seed
+    try:
+        result = asyncio.run(with_sigterm(play_single(
+            rules, args.bots, seed=seed, time_ms=args.time_ms, grace_ms=args.grace_ms)))
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    record = record_from_result(result)
+    print(render_text(record, seat=args.seat), end="")
+    if args.record:
+        write_record(record, args.record)
+        print(f"record written to {args.record}")
+    return 0

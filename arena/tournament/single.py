@@ -1,0 +1,77 @@
+"""One match between three bot commands over gRPC (``arena play``)."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..match import MatchResult, MatchSpec, run_match
+from ..rules import RulesConfig
+from .config import BotEntry
+from .pool import BotPool
+from .runner import server_address
+
+
+def bot_names(commands: Sequence[str]) -> list[str]:
+    """Short unique names from commands: the module or script name (``random_bot``), with
+    ``-2``/``-3`` appended to repeats."""
+    names = []
+    for cmd in commands:
+        argv = shlex.split(cmd)
+        base = next((a for a in reversed(argv) if not a.startswith("-") and "/" not in a
+                     and "." in a), None) if "-m" in argv else None
+        if base is None:
+            base = next((Path(a).stem for a in argv[1:] if not a.startswith("-")),
+                        Path(argv[0]).stem if argv else "bot")
+        base = base.rsplit(".", 1)[-1] or "bot"
+        name, k = base, 2
+        while name in names:
+            name, k = f"{base}-{k}", k + 1
+        names.append(name)
+    return names
+
+
+def entries(commands: Sequence[str]) -> list[BotEntry]:
+    """Bot entries for commands given as shell-like strings (``"{python} -m x"`` allowed).
+
+    Raises:
+        ValueError: an empty command or unbalanced quotes.
+    """
+    out = []
+    for name, cmd in zip(bot_names(commands), commands):
+        argv = shlex.split(cmd)
+        if not argv:
+            raise ValueError("an empty bot command")
+        out.append(BotEntry(name=name, command=argv))
+    return out
+
+
+async def play_single(rules: RulesConfig, commands: Sequence[str], *, seed: int | str,
+                      time_ms: int, grace_ms: int, register_timeout_s: float = 30.0,
+                      log_dir: Path | None = None) -> MatchResult:
+    """Spawn the three bots, play one match (seat i = ``commands[i]``; seat 0 deals first),
+    end the processes, return the result.
+
+    Raises:
+        ValueError: not three commands, or a bad command string.
+    """
+    from ..protocol.server import ArenaServer
+    if len(commands) != 3:
+        raise ValueError(f"a match needs 3 bot commands, got {len(commands)}")
+    bots = entries(commands)
+    logs = log_dir or Path(tempfile.mkdtemp(prefix="arena-play-"))
+    os.makedirs(logs, exist_ok=True)
+    server = ArenaServer("127.0.0.1:0", register_timeout_s=register_timeout_s)
+    port = await server.start()
+    pool = BotPool(server, bots, server_address("127.0.0.1:0", port), logs, slots=1,
+                   register_timeout_s=register_timeout_s, max_crashes=0)
+    try:
+        leased = await pool.acquire([b.name for b in bots])
+        spec = MatchSpec("play", rules, seed=seed, time_ms=time_ms, grace_ms=grace_ms)
+        return await run_match(spec, [bot for _, _, bot in leased])
+    finally:
+        await pool.close()
+        await server.stop()

@@ -1,0 +1,74 @@
+"""Helpers for tournament tests: configs with real bot processes, leftover-process checks."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import uuid
+from pathlib import Path
+
+from arena.tournament.config import parse_config
+
+RAWBOT = Path(__file__).with_name("rawbot.py")
+
+
+def bot_block(name: str, command: list[str], tag: str) -> str:
+    return (f"[[bots]]\nname = {json.dumps(name)}\ncommand = {json.dumps(command)}\n"
+            f"env = {{ ARENA_TEST_TAG = {json.dumps(tag)} }}\n")
+
+
+def config_text(bad_mode: str | None = None, *, tag: str, deals: int = 1, hand_cap: int = 1,
+                time_ms: int = 300, grace_ms: int = 150, max_faults: int = 3,
+                max_crashes: int = 2, register_timeout_s: float = 15, concurrency: int = 1,
+                extra: str = "", bots: int = 3) -> str:
+    text = (f"[tournament]\nseed = 7\ndeals_per_table = {deals}\nconcurrency = {concurrency}\n"
+            f"[rules]\nhand_cap = {hand_cap}\n"
+            f"[time]\nper_decision_ms = {time_ms}\ngrace_ms = {grace_ms}\n"
+            f"[faults]\nmax_faults = {max_faults}\nmax_crashes = {max_crashes}\n"
+            f"register_timeout_s = {register_timeout_s}\n")
+    n_random = bots - (1 if bad_mode else 0)
+    for i in range(n_random):
+        text += bot_block(f"random-{i}", ["{python}", "-m", "sample_bots.random_bot"], tag)
+    if bad_mode:
+        text += bot_block("bad", ["{python}", str(RAWBOT), "--mode", bad_mode], tag)
+    return text + extra
+
+
+def make_config(*args, **kwargs):
+    return parse_config(config_text(*args, **kwargs), "test.toml")
+
+
+def new_tag() -> str:
+    return uuid.uuid4().hex
+
+
+def tagged_processes(tag: str) -> list[int]:
+    """PIDs of live processes whose environment carries ``ARENA_TEST_TAG=tag``."""
+    found = []
+    needle = f"ARENA_TEST_TAG={tag}".encode()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            env = Path(f"/proc/{entry}/environ").read_bytes()
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        if needle in env and ") Z " not in stat:
+            found.append(int(entry))
+    return found
+
+
+def wait_no_processes(tag: str, timeout_s: float = 10.0) -> list[int]:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        left = tagged_processes(tag)
+        if not left:
+            return []
+        time.sleep(0.2)
+    return tagged_processes(tag)
+
+
+PYTHON = sys.executable

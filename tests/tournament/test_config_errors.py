@@ -1,0 +1,57 @@
+"""Bad config files: each gets one clear error line naming the file and field (exit 2)."""
+
+import pytest
+
+from arena.cli import main
+
+GOOD = """
+[tournament]
+seed = 1
+[[bots]]
+name = "a"
+command = ["x"]
+[[bots]]
+name = "b"
+command = ["x"]
+[[bots]]
+name = "c"
+command = ["x"]
+"""
+
+CASES = [
+    (GOOD.replace("seed = 1", "seed = 1\nconcurency = 2"),
+     "tournament.concurency: unknown field"),
+    (GOOD.replace("seed = 1", 'preset = "bridge"'),
+     "tournament.preset: unknown preset 'bridge'; valid presets: sergeant-major"),
+    (GOOD + "[rules]\nhand_cap = 0\n", "[rules] invalid value 0 for rule option 'hand_cap'"),
+    (GOOD + "[rules]\ntrumps = true\n", "[rules] unknown rule option 'trumps'"),
+    (GOOD.replace('name = "b"', 'name = "a"'), "bot names must be unique; repeated: a"),
+    (GOOD.split('[[bots]]\nname = "c"')[0], "a tournament needs at least 3 bots, got 2"),
+    (GOOD + '[[bots]]\nname = "d"\n', "bots[3] (bot 'd'): needs a command"),
+    (GOOD + '[[bots]]\nname = "d"\nremote = true\n', "bots[3] (bot 'd'): a remote bot needs a token"),
+    (GOOD + "[time]\nper_decision_ms = 0\n", "time.per_decision_ms: Input should be greater"),
+    (GOOD + '[server]\nbind = "nowhere"\n', "server.bind: expected HOST:PORT"),
+    ("[tournament\n", "not valid TOML"),
+    (GOOD.replace('command = ["x"]', 'command = "x"', 1), "bots[0].command"),
+]
+
+
+@pytest.mark.parametrize("text,expected", CASES)
+def test_bad_config_one_line(tmp_path, capsys, text, expected):
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    assert main(["run", str(path), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert err.startswith(f"arena: error: {path}: ") and expected in err
+    assert "Traceback" not in err
+
+
+def test_missing_config_file(tmp_path, capsys):
+    assert main(["run", str(tmp_path / "nope.toml")]) == 2
+    assert "nope.toml: no such file" in capsys.readouterr().err
+
+
+def test_ratings_on_a_directory_without_results(tmp_path, capsys):
+    assert main(["ratings", str(tmp_path)]) == 2
+    assert "no tournament results here" in capsys.readouterr().err

@@ -1,0 +1,137 @@
+"""End to end over real gRPC with real bot processes: a misbehaving bot gets the right faults
+or forfeits, the tournament completes, and no bot process is left (issue 4)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from arena.records import read_record, verify_record
+from arena.tournament.runner import run_tournament
+from arena.tournament.store import open_existing
+
+from .helpers import make_config, new_tag, wait_no_processes
+
+pytestmark = pytest.mark.e2e
+
+
+def run(cfg, out):
+    return asyncio.run(run_tournament(cfg, out, progress=False))
+
+
+def bad_rows(out):
+    with open_existing(out) as store:
+        rows = store.results()
+    return rows, [(r, r.seats.index("bad")) for r in rows if "bad" in r.seats]
+
+
+def check_complete(outcome, out, tag):
+    assert outcome.scheduled == outcome.played_now == 6
+    rows, _ = bad_rows(out)
+    assert sorted(r.match_id for r in rows) == sorted(
+        f"t000-d0000-s{k}" for k in range(6))
+    for r in rows:
+        rec = read_record(out / r.record)
+        verify_record(rec)
+    assert wait_no_processes(tag) == []
+    return rows
+
+
+def test_small_tournament_completes_with_records_and_standings(tmp_path):
+    tag = new_tag()
+    cfg = make_config(None, tag=tag, bots=4, hand_cap=2, concurrency=2)
+    outcome = run(cfg, tmp_path)
+    assert outcome.scheduled == 4 * 6 and outcome.played_now == 24
+    rows, _ = bad_rows(tmp_path)
+    assert len(rows) == 24 and all(r.status == "normal" for r in rows)
+    assert len(list((tmp_path / "records").glob("*.jsonl.gz"))) == 24
+    names = [r.bot for r in outcome.standings.rows]
+    assert sorted(names) == ["random-0", "random-1", "random-2", "random-3"]
+    assert all(r.matches == 18 for r in outcome.standings.rows)
+    assert all(r.rating is not None and r.ci_low <= r.rating <= r.ci_high
+               for r in outcome.standings.rows)
+    for ext in ("md", "csv", "json"):
+        assert (tmp_path / f"standings.{ext}").read_text().count("random-") >= 4
+    assert wait_no_processes(tag) == []
+
+
+def test_crashing_bot_forfeits_is_restarted_then_disqualified(tmp_path):
+    tag = new_tag()
+    outcome = run(make_config("crash", tag=tag, max_crashes=2), tmp_path)
+    rows = check_complete(outcome, tmp_path, tag)
+    _, bad = bad_rows(tmp_path)
+    reasons = [r.forfeit_reasons[i] for r, i in bad]
+    assert all(r.forfeited[i] and r.placings[i] == 3 for r, i in bad)
+    assert sum("disconnect" in x for x in reasons) == 3          # crashed in 3 matches
+    assert sum("disqualified after 3 crashes" in x for x in reasons) == 3
+    assert all(not any(r.forfeited[j] for j in range(3) if j != i) for r, i in bad)
+    assert len(rows) == 6
+
+
+def test_hanging_bot_times_out_and_forfeits(tmp_path):
+    tag = new_tag()
+    outcome = run(make_config("hang", tag=tag, time_ms=200, grace_ms=100), tmp_path)
+    check_complete(outcome, tmp_path, tag)
+    _, bad = bad_rows(tmp_path)
+    for r, i in bad:
+        assert r.forfeited[i] and r.faults[i] == 3 and "3 faults (last: timeout)" in \
+            r.forfeit_reasons[i]
+        rec = read_record(tmp_path / r.record)
+        faults = [d for h in rec.hands for d in h.decisions if d.fault]
+        assert [d.fault for d in faults] == ["timeout"] * 3 and all(d.fallback for d in faults)
+
+
+def test_late_answers_are_faults_with_fallback_but_no_forfeit(tmp_path):
+    tag = new_tag()
+    outcome = run(make_config("late", tag=tag, time_ms=200, grace_ms=100), tmp_path)
+    check_complete(outcome, tmp_path, tag)
+    _, bad = bad_rows(tmp_path)
+    for r, i in bad:
+        # the late answer is discarded; a bot still busy may also miss the next deadline
+        assert 1 <= r.faults[i] <= 2 and not r.forfeited[i] and r.status == "normal"
+        rec = read_record(tmp_path / r.record)
+        assert {d.fault for h in rec.hands for d in h.decisions if d.fault} == {"timeout"}
+
+
+def test_card_not_held_is_illegal_and_forfeits(tmp_path):
+    tag = new_tag()
+    outcome = run(make_config("notheld", tag=tag), tmp_path)
+    check_complete(outcome, tmp_path, tag)
+    _, bad = bad_rows(tmp_path)
+    for r, i in bad:
+        assert r.forfeited[i] and "3 faults (last: illegal)" in r.forfeit_reasons[i]
+        rec = read_record(tmp_path / r.record)
+        faults = [d for h in rec.hands for d in h.decisions if d.fault]
+        assert all(d.fault == "illegal" and d.answer and "not legal" in d.detail
+                   for d in faults)
+
+
+def test_garbage_is_malformed_and_forfeits(tmp_path):
+    tag = new_tag()
+    outcome = run(make_config("garbage", tag=tag), tmp_path)
+    check_complete(outcome, tmp_path, tag)
+    _, bad = bad_rows(tmp_path)
+    for r, i in bad:
+        assert r.forfeited[i] and "3 faults (last: malformed)" in r.forfeit_reasons[i]
+
+
+def test_disconnecting_bot_forfeits(tmp_path):
+    tag = new_tag()
+    outcome = run(make_config("disconnect", tag=tag, max_crashes=10), tmp_path)
+    check_complete(outcome, tmp_path, tag)
+    _, bad = bad_rows(tmp_path)
+    for r, i in bad:
+        assert r.forfeited[i] and r.forfeit_reasons[i].startswith("disconnect")
+
+
+def test_bot_that_never_registers_forfeits_and_is_disqualified(tmp_path):
+    tag = new_tag()
+    outcome = run(make_config("noregister", tag=tag, register_timeout_s=1.5, max_crashes=1),
+                  tmp_path)
+    check_complete(outcome, tmp_path, tag)
+    _, bad = bad_rows(tmp_path)
+    reasons = [r.forfeit_reasons[i] for r, i in bad]
+    assert sum("did not register within 1.5 s; see its log" in x for x in reasons) == 2
+    assert sum("disqualified" in x for x in reasons) == 4
+    assert (tmp_path / "logs" / "bad.log").is_file()
