@@ -9,7 +9,7 @@ from ..rules import PRESETS
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    """Register ``arena bench engine [--preset P] [--matches N]``."""
+    """Register ``arena bench engine [--preset P] [--matches N]`` and ``arena bench arena``."""
     p = sub.add_parser("bench", help="benchmarks: engine speed, arena throughput over gRPC")
     bsub = p.add_subparsers(dest="bench", metavar="WHAT", required=True)
     e = bsub.add_parser("engine", help="random matches through the checked engine API")
@@ -17,6 +17,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--matches", type=int, default=300, help="matches to play (default %(default)s)")
     e.add_argument("--seed", type=int, default=1)
     e.set_defaults(func=run_engine)
+    a = bsub.add_parser("arena", help="decisions/s through the arena over gRPC vs raw ping-pong")
+    a.add_argument("--decisions", type=int, default=3000,
+                   help="round trips to time in each measurement (default %(default)s)")
+    a.set_defaults(func=run_arena)
 
 
 def run_engine(args: argparse.Namespace) -> int:
@@ -27,5 +31,17 @@ def run_engine(args: argparse.Namespace) -> int:
     if args.matches < 1:
         raise UserError("--matches must be at least 1")
     for line in bench_engine(args.preset, args.matches, args.seed).lines():
+        print(line)
+    return 0
+
+
+def run_arena(args: argparse.Namespace) -> int:
+    """Print the arena-vs-raw-gRPC throughput figures; exit code 0."""
+    import asyncio
+
+    from ..bench.throughput import bench_throughput
+    if args.decisions < 100:
+        raise UserError("--decisions must be at least 100")
+    for line in asyncio.run(bench_throughput(args.decisions)).lines():
         print(line)
     return 0
