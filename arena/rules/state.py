@@ -75,7 +75,8 @@ class MatchState:
         trick_seats, leader, tricks (list of TrickRecord this hand), tricks_won (per seat),
         scores (match score per seat), hand_points (list of per-seat tuples, one per hand),
         prev_points (previous hand's points or None), contracts_used (per-seat bitmask of
-        contract indexes), deals (Deal per hand played so far), actions (every action code
+        contract indexes), events (ExchangeEvent list of this hand, full information),
+        deals (Deal per hand played so far), actions (every action code
         applied in the match, in order), completed_hands (HandSummary per finished hand),
         finished, end_reason, twelve_trick_winner.
     """

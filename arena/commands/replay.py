@@ -1,0 +1,103 @@
+"""``arena replay RECORD [--hand N] [--seat S] [--verify] [--html OUT.html]``.
+
+Reads a match record (``.jsonl`` or ``.jsonl.gz``, docs/records.md), always verifies it by
+re-simulation with the rules engine, then:
+
+- by default prints the trick-by-trick text replay (``--hand N`` limits it to hand N,
+  ``--seat S`` shows only what seat S -- a number 0..2 or a bot name -- knew);
+- ``--verify`` prints one summary line instead of the replay;
+- ``--html OUT.html`` writes a self-contained HTML replay page (atomically) instead of the text
+  (``--seat`` applies to it as well).
+
+Exit codes: 0 success; 1 the record is unreadable, truncated, of an unknown schema version or
+fails verification (one ``arena: error: ...`` line naming the first problem, never a
+traceback); 2 a usage mistake (missing file, bad ``--seat`` / ``--hand``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..errors import UserError
+from ..records import (MatchRecord, RecordError, read_record, render_html, render_text,
+                       verify_record)
+from ..records.codec import atomic_write_bytes
+from ..records.text import clean
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register ``arena replay``."""
+    p = sub.add_parser("replay", help="replay, verify or render a match record",
+                       description="Replay a match record trick by trick (it is always "
+                       "verified against the rules engine first).")
+    p.add_argument("record", help="record file (.jsonl or .jsonl.gz)")
+    p.add_argument("--hand", type=int, metavar="N", help="show only hand N (1-based)")
+    p.add_argument("--seat", metavar="S",
+                   help="show only what seat S (0, 1, 2 or a bot name) knew at each moment")
+    p.add_argument("--verify", action="store_true",
+                   help="only verify the record and print a summary line")
+    p.add_argument("--html", metavar="OUT.html", help="write a self-contained HTML replay page")
+    p.set_defaults(func=run)
+
+
+def _seat(record: MatchRecord, text: str | None) -> int | None:
+    if text is None:
+        return None
+    if text.strip() in ("0", "1", "2"):
+        return int(text)
+    names = record.names
+    hits = [s for s in range(3) if names[s] == text]
+    if len(hits) == 1:
+        return hits[0]
+    shown = ", ".join(f"{s} {clean(n)!r}" for s, n in enumerate(names))
+    what = "names more than one seat" if hits else "is not a seat"
+    raise UserError(f"--seat {clean(text)!r} {what}; seats: {shown}")
+
+
+def _emit(text: str, stream=None) -> None:  # noqa: ANN001 - a text stream
+    """Write text; characters the stream cannot encode are written as escapes."""
+    stream = stream or sys.stdout
+    try:
+        stream.write(text)
+    except UnicodeEncodeError:
+        enc = getattr(stream, "encoding", None) or "ascii"
+        stream.write(text.encode(enc, "backslashreplace").decode(enc))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the command; see the module docstring for output and exit codes."""
+    path = Path(args.record)
+    if not path.is_file():
+        raise UserError(f"record file not found: {path}")
+    try:
+        record = read_record(path)
+        verify_record(record)
+    except RecordError as exc:
+        _emit(f"arena: error: {clean(str(exc))}\n", sys.stderr)
+        return 1
+    seat = _seat(record, args.seat)
+    n = len(record.hands)
+    if args.hand is not None and not 1 <= args.hand <= n:
+        raise UserError(f"--hand {args.hand}: the record has hands 1..{n}")
+    if args.verify:
+        decisions = sum(len(h.decisions) for h in record.hands)
+        faults = sum(s.faults for s in record.header.seats)
+        _emit(f"OK {path}: match {clean(record.header.match_id)}, {n} hands, {decisions} "
+              f"decisions, {faults} faults, scores {list(record.result.scores)}, placings "
+              f"{list(record.result.placings)}: verified against the rules engine\n")
+    if args.html:
+        out = Path(args.html)
+        try:
+            page = render_html(record, seat=seat, verify=False)
+        except ModuleNotFoundError as exc:
+            raise UserError(f"--html needs the {exc.name} package (pip install jinja2)") from None
+        try:
+            atomic_write_bytes(out, page.encode("utf-8"))
+        except OSError as exc:
+            raise UserError(f"cannot write {out}: {exc.strerror or exc}") from None
+        _emit(f"wrote {out}\n")
+    if not args.verify and not args.html:
+        _emit(render_text(record, seat=seat, hand=args.hand, verify=False))
+    return 0

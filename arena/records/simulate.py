@@ -1,0 +1,180 @@
+"""Re-simulation of a match, decision by decision, with the rules engine.
+
+Every consumer of records (building one from a ``MatchResult``, verifying, the text replay and
+the HTML page) walks a match the same way: :class:`Replayer` wraps a
+:class:`~arena.rules.MatchState` started with explicit deals, applies one action code per
+:meth:`Replayer.step` and reports what the action caused as a :class:`Step`: new exchange events,
+a contract, a discard, a completed trick, and at the end of a hand the :class:`HandFacts`.
+
+The engine starts the next hand inside the ``apply`` that completes a hand; the finished hand's
+facts come from the engine's own summary (``MatchState.completed_hands``, a ``HandSummary``).
+Only public ``MatchState`` attributes are read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ..rules import Decision, Deal, ExchangeEvent, MatchState, RulesConfig, TrickRecord
+from ..rules.cards import cards_of
+from ..rules.state import HandSummary
+from ..rules.view import View
+
+
+@dataclass(frozen=True, slots=True)
+class HandFacts:
+    """What the engine says about one finished hand (seats 0..2; per-seat tuples by seat).
+
+    ``contract`` is a contract index (0..3 trump suit, 4 no-trump, 5 misère); ``deal`` is the
+    deal the engine used (by role, dealing order); ``scores`` are match scores after the hand.
+    """
+
+    hand: int
+    dealer: int
+    declarer: int
+    roles: tuple[int, int, int]
+    targets: tuple[int, int, int]
+    limits: tuple[int, int, int]
+    deal: Deal
+    contract: int | None
+    events: tuple[ExchangeEvent, ...]
+    discards: tuple[int, ...]
+    tricks: tuple[TrickRecord, ...]
+    tricks_won: tuple[int, int, int]
+    points: tuple[int, int, int]
+    scores: tuple[int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """The table right after a step (for pictures): each seat's cards (sorted ints; for a
+    seat-restricted replay, hidden hands are None and only ``sizes`` count), the cards on the
+    table (a just-completed trick stays shown with its ``winner``), tricks won, scores."""
+
+    hands: tuple[tuple[int, ...] | None, ...]
+    sizes: tuple[int, int, int]
+    trick: tuple[tuple[int, int], ...]
+    winner: int | None
+    tricks_won: tuple[int, int, int]
+    scores: tuple[int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """The effects of one applied decision.
+
+    Attributes:
+        index: 0-based index of the decision in the match; hand: its hand number.
+        seat, kind, action: who decided, the decision kind value, the action code.
+        events: exchange events the action produced (full information).
+        contract: the contract index when this action chose it, else None.
+        discard: the card discarded by this action, else None.
+        trick: the trick this action completed (with its number, 1-based), else None.
+        hand_end: the hand's facts when this action completed it, else None.
+        table: the table after the action.
+    """
+
+    index: int
+    hand: int
+    seat: int
+    kind: str
+    action: int
+    events: tuple[ExchangeEvent, ...]
+    contract: int | None
+    discard: int | None
+    trick: tuple[int, TrickRecord] | None
+    hand_end: HandFacts | None
+    table: Table
+
+
+class Replayer:
+    """Walk a match from explicit deals: ``r = Replayer(cfg, seed, deals); r.step(code)``.
+
+    Attributes:
+        state: the live engine state (before the next decision; read-only for callers).
+        index: decisions applied so far.
+        seat: restrict :attr:`Step.table` hands to what this seat sees (None: all).
+    """
+
+    def __init__(self, cfg: RulesConfig, seed: int | str | bytes,
+                 deals: Mapping[int, Deal] | None, seat: int | None = None) -> None:
+        """Raises ``DealError`` when a deal for hand 1 does not fit ``cfg``."""
+        self.state = MatchState.new(cfg, seed, deals)
+        self.index = 0
+        self.seat = seat
+
+    @property
+    def finished(self) -> bool:
+        """The match is over."""
+        return self.state.finished
+
+    def view(self, seat: int) -> View:
+        """``state.view(seat)`` now (before the next decision)."""
+        return self.state.view(seat)
+
+    def step(self, action: int) -> Step:
+        """Apply ``action`` for the current seat and describe what it did.
+
+        Raises:
+            IllegalActionError: when the action is not legal (the state is unchanged).
+            DealError: when the next hand's explicit deal does not fit the rules.
+        """
+        st = self.state
+        hand, seat, kind = st.hand_number, st.current_seat, st.decision.value
+        n_events, n_tricks, n_done = len(st.events), len(st.tricks), len(st.completed_hands)
+        deal = st.deals[-1]
+        st.apply(action)
+        self.index += 1
+        if len(st.completed_hands) > n_done:  # this action completed the hand
+            facts = facts_of(st.completed_hands[-1], deal, tuple(st.scores))
+            trick = facts.tricks[-1]
+            hidden = tuple(None if self.seat not in (None, s) else () for s in range(3))
+            table = Table(hidden, (0, 0, 0), trick.cards, trick.winner, facts.tricks_won,
+                          facts.scores)
+            return Step(self.index - 1, hand, seat, kind, action, (), None,
+                        None, (len(facts.tricks), trick), facts, table)
+        events = tuple(st.events[n_events:])
+        contract = st.contract if kind == Decision.CONTRACT.value else None
+        discard = action if kind == Decision.DISCARD.value else None
+        trick = (len(st.tricks), st.tricks[-1]) if len(st.tricks) > n_tricks else None
+        return Step(self.index - 1, hand, seat, kind, action, events, contract, discard, trick,
+                    None, self._table(trick[1] if trick else None))
+
+    def _table(self, done: TrickRecord | None) -> Table:
+        st = self.state
+        sizes = tuple(bin(h).count("1") for h in st.hands)
+        if self.seat is None:
+            hands = tuple(tuple(cards_of(h)) for h in st.hands)
+        else:
+            own = self.state.view(self.seat).hand
+            hands = tuple(own if s == self.seat else None for s in range(3))
+        if done is not None:
+            trick, winner = done.cards, done.winner
+        else:
+            trick, winner = tuple(zip(st.trick_seats, st.trick)), None
+        return Table(hands, sizes, trick, winner, tuple(st.tricks_won), tuple(st.scores))
+
+
+def facts_of(summary: HandSummary, deal: Deal, scores: tuple[int, int, int]) -> HandFacts:
+    """Hand facts from the engine's own summary of a completed hand."""
+    return HandFacts(
+        hand=summary.hand_number, dealer=summary.dealer, declarer=summary.declarer,
+        roles=tuple(summary.roles), targets=tuple(summary.targets),
+        limits=tuple(summary.limits), deal=deal, contract=summary.contract,
+        events=tuple(summary.events), discards=tuple(summary.discards),
+        tricks=tuple(summary.tricks), tricks_won=tuple(summary.tricks_won),
+        points=tuple(summary.points), scores=scores)
+
+
+def deal_by_seat(deal: Deal, roles: tuple[int, int, int]) -> tuple[tuple[int, ...], ...]:
+    """A deal's hands re-indexed by seat (``roles[seat]`` is the seat's role)."""
+    return tuple(deal.hands[roles[s]] for s in range(3))
+
+
+def deal_from_seats(dealt: tuple, roles: tuple[int, int, int], kitty: tuple[int, ...]) -> Deal:
+    """Inverse of :func:`deal_by_seat`: a :class:`Deal` (by role) from hands by seat."""
+    by_role: list[tuple[int, ...]] = [(), (), ()]
+    for s in range(3):
+        by_role[roles[s]] = tuple(dealt[s])
+    return Deal((by_role[0], by_role[1], by_role[2]), tuple(kitty))
