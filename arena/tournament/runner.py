@@ -154,7 +154,12 @@ async def run_tournament(cfg: TournamentConfig, out: Path, *, progress: bool = T
             server = ArenaServer(cfg.server.bind,
                                  register_timeout_s=cfg.faults.register_timeout_s)
             port = await server.start()
-            pool = BotPool(server, cfg.bots, server_address(cfg.server.bind, port), out / "logs",
+            address = server_address(cfg.server.bind, port)
+            remote = [b.name for b in cfg.bots if b.remote]
+            if remote:
+                prog.message(f"arena listening on {address}; remote bots ({', '.join(remote)}) "
+                             f"join with --arena {address} --token <their token>")
+            pool = BotPool(server, cfg.bots, address, out / "logs",
                            slots=cfg.tournament.concurrency,
                            register_timeout_s=cfg.faults.register_timeout_s,
                            max_crashes=cfg.faults.max_crashes, on_event=prog.message)

@@ -1,0 +1,67 @@
+"""A remote bot joining with its token; ``arena play`` end to end."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from arena.cli import main
+from arena.tournament.runner import run_tournament
+
+from .helpers import config_text, make_config, new_tag, wait_no_processes
+
+pytestmark = pytest.mark.e2e
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_remote_bot_joins_with_its_token(tmp_path):
+    tag = new_tag()
+    port = free_port()
+    extra = (f'[server]\nbind = "127.0.0.1:{port}"\n'
+             '[[bots]]\nname = "visitor"\nremote = true\ntoken = "let-me-in"\n')
+    cfg = make_config(None, tag=tag, bots=2, extra=extra)
+    visitor = subprocess.Popen(
+        [sys.executable, "-m", "sample_bots.random_bot", "--arena", f"127.0.0.1:{port}",
+         "--token", "let-me-in", "--connect-timeout", "20"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        outcome = asyncio.run(run_tournament(cfg, tmp_path, progress=False))
+        assert visitor.wait(20) == 0            # told goodbye when the tournament ended
+    finally:
+        if visitor.poll() is None:
+            visitor.kill()
+    assert outcome.played_now == 6
+    row = next(r for r in outcome.standings.rows if r.bot == "visitor")
+    assert row.matches == 6 and row.forfeits == 0
+    assert wait_no_processes(tag) == []
+
+
+def test_arena_play_prints_the_match(capsys, tmp_path):
+    rec = tmp_path / "m.jsonl"
+    code = main(["play", "{python} -m sample_bots.random_bot",
+                 "{python} -m sample_bots.greedy_bot", "{python} -m sample_bots.random_bot",
+                 "--preset", "blato", "--set", "hand_cap=2", "--seed", "5",
+                 "--record", str(rec)])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "== Hand 1:" in out and "== Hand 2:" in out and "== Result ==" in out
+    assert out.count("trick 16:") == 2 and "random_bot-2" in out
+    assert main(["replay", str(rec), "--verify"]) == 0
+
+
+def test_arena_play_bad_option_is_one_line(capsys):
+    assert main(["play", "a", "b", "c", "--set", "hand_cap=0"]) == 2
+    assert "invalid value 0 for rule option 'hand_cap'" in capsys.readouterr().err
+
+
+def test_config_text_helper_is_valid():
+    assert config_text(None, tag="x").count("[[bots]]") == 3
