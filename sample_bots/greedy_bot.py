@@ -7,7 +7,8 @@ Contract, discards and exchanges come from :mod:`sample_bots._heuristics` (tips 
 - a seat short of its target (RULES.md 2.6) wins cheaply: the lowest winning card when it plays
   last, a sure winner (a master) when it plays second, otherwise it plays low;
 - a seat that has reached its target avoids surplus tricks (000/003 tip for the third player:
-  "avoid winning tricks you don't need") and plays its lowest card that loses;
+  "avoid winning tricks you don't need") and plays its lowest card that loses (switch this off
+  with ``GreedyBot(avoid_surplus=False)`` / ``--take-surplus``: it scores better, see the class);
 - leads: draw trumps when holding most of them, cash masters, else lead low from a short suit
   (000/003 tip for the eldest: "lead a low card in a suit you don't need").
 
@@ -16,6 +17,7 @@ Run against an arena: ``python -m sample_bots.greedy_bot --arena HOST:PORT --tok
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from arena.rules.actions import MISERE, Decision
@@ -28,21 +30,30 @@ from . import _heuristics as h
 
 
 class GreedyBot(Player):
-    """Deterministic heuristic bot: ``decide(view)`` returns ``ranked_actions(view)[0]``."""
+    """Deterministic heuristic bot: ``decide(view)`` returns ``ranked_actions(view)[0]``.
+
+    Args:
+        avoid_surplus: once at its target, duck tricks (the 000/003 tip; default). Under the
+            scoring of RULES.md 2.6 every trick is worth +1 to its winner, so ``False`` (keep
+            taking tricks cheaply) scores better; the tip is kept as the default on purpose.
+    """
 
     name = "greedy"
     version = "1.0"
+
+    def __init__(self, avoid_surplus: bool = True) -> None:
+        self.avoid_surplus = avoid_surplus
 
     def decide(self, view: View) -> int:
         """The best action by the heuristics (always one of ``view.legal_actions``)."""
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
-        choice = ranked_actions(view)[0]
+        choice = ranked_actions(view, self.avoid_surplus)[0]
         return choice if choice in legal else legal[0]
 
 
-def ranked_actions(view: View) -> list[int]:
+def ranked_actions(view: View, avoid_surplus: bool = True) -> list[int]:
     """Legal actions of the pending decision, best first (for play decisions only the chosen
     card is ranked first; the rest follow in card order)."""
     d = view.decision
@@ -58,7 +69,7 @@ def ranked_actions(view: View) -> list[int]:
         return h.rank_pass_gives(view)
     if d is Decision.EXCHANGE_RETURN:
         return h.rank_returns(view)
-    card = choose_play(view)
+    card = choose_play(view, avoid_surplus)
     return [card] + [a for a in view.legal_actions if a != card]
 
 
@@ -86,13 +97,13 @@ def _highest(cards: list[int]) -> int:
     return max(cards, key=lambda c: (c % 13, c))
 
 
-def choose_play(view: View) -> int:
-    """The card to play (view.decision is PLAY)."""
+def choose_play(view: View, avoid_surplus: bool = True) -> int:
+    """The card to play (view.decision is PLAY); ``avoid_surplus``: see :class:`GreedyBot`."""
     legal = list(view.legal_actions)
     if view.contract == MISERE:
         return _play_misere(view, legal)
     me = view.seat
-    need = view.targets[me] - view.tricks_won[me]
+    need = view.targets[me] - view.tricks_won[me] if avoid_surplus else 1
     if not view.trick:
         return _lead(view, legal, need > 0)
     trick = [c for _, c in view.trick]
@@ -163,11 +174,15 @@ def _play_misere(view: View, legal: list[int]) -> int:
     return _highest(legal) if len(trick) == 2 else min(legal)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Command-line entry: serve a GreedyBot through ``arena.sdk.run`` (``--arena``,
-    ``--token``, ``--name`` are the SDK's)."""
-    return run(GreedyBot(), sys.argv[1:] if argv is None else argv)
+def main(argv: list[str] | None = None) -> None:
+    """Command-line entry: ``--take-surplus`` (``avoid_surplus=False``) plus the SDK's
+    ``--arena``, ``--token`` and ``--name``, passed on to ``arena.sdk.run``."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], add_help=False)
+    parser.add_argument("--take-surplus", action="store_true",
+                        help="keep taking tricks after reaching the target")
+    args, rest = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
+    run(GreedyBot(avoid_surplus=not args.take_surplus), rest)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

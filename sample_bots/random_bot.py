@@ -35,14 +35,14 @@ class RandomBot(Player):
         return legal[self._rng.randrange(len(legal))]
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> None:
     """Command-line entry: ``--seed N`` (default: random) plus the SDK's ``--arena``,
     ``--token`` and ``--name``, passed on to ``arena.sdk.run``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], add_help=False)
     parser.add_argument("--seed", type=int, default=None, help="seed of the bot's RNG")
     args, rest = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
-    return run(RandomBot(seed=args.seed), rest)
+    run(RandomBot(seed=args.seed), rest)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
