@@ -71,8 +71,9 @@ def generate(out_dir: Path, proto_root: Path = PROTO_ROOT) -> list[Path]:
         GenerationError: grpcio-tools missing or not the pinned version, or protoc failed.
     """
     _check_tools()
-    from grpc_tools import protoc
     import importlib.resources
+
+    from grpc_tools import protoc
 
     out_dir = Path(out_dir)
     with tempfile.TemporaryDirectory() as tmp:

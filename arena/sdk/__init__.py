@@ -22,7 +22,8 @@ the stream (exit status 0) or on SIGTERM/SIGINT. See ``docs/protocol.md``.
 
 Simulation helpers re-exported from the rules engine: :func:`sample_state` (a full
 ``MatchState`` consistent with a view, for Monte Carlo search), :func:`action_str`,
-:func:`parse_action`, :func:`card_str`, :func:`parse_card`, :class:`MatchState`,
+:func:`parse_action`, :func:`card_str`, :func:`parse_card`, :func:`rank_of` (0 = 2 ..
+12 = ace), :func:`suit_of` (0..3 = S H D C), :class:`MatchState`,
 :class:`Decision`, :class:`View`.
 """
 
@@ -30,13 +31,14 @@ from __future__ import annotations
 
 from ..match.bot import MatchEnd, MatchInfo
 from ..rules import (Decision, MatchState, RulesConfig, action_str, card_str, make_config,
-                     parse_action, parse_card)
+                     parse_action, parse_card, rank_of, suit_of)
 from ..rules.sample import sample_state
 from ..rules.view import View
-from .player import Player
 from .client import run
+from .player import Player
 
 __all__ = [
     "Player", "run", "View", "MatchInfo", "MatchEnd", "Decision", "MatchState", "RulesConfig",
     "make_config", "sample_state", "action_str", "parse_action", "card_str", "parse_card",
+    "rank_of", "suit_of",
 ]

@@ -1,21 +1,275 @@
-"""The SDK's connection loop (being written; the signature of :func:`run` is stable)."""
+"""The SDK's connection loop: :func:`run` connects a :class:`Player` to an arena and serves it.
+
+Command line of a bot script that calls ``run(MyPlayer())``::
+
+    python my_bot.py --arena HOST:PORT --token TOKEN [--name NAME] [--log-level INFO]
+                     [--connect-timeout 10]
+
+``--arena`` / ``--token`` default to the environment variables ``ARENA_ADDRESS`` /
+``ARENA_TOKEN``. Logs go to stderr (stdout is left to the bot).
+
+Behaviour: connect (waiting up to ``--connect-timeout`` seconds for the arena), register,
+then for every message: ``MatchStart`` -> ``player.on_match_start(info)``; ``DecisionRequest``
+-> ``player.decide(view)`` and the answer as action text (if ``decide`` raises or returns
+something that is not an action code, an ``ErrorReport`` is sent for that request and serving
+goes on); ``Rejection`` -> a warning in the log; ``MatchEnd`` -> ``player.on_match_end(end)``;
+``Goodbye`` -> the arena closes the stream and :func:`run` returns. Requests are answered one
+at a time, in arrival order, even when several matches run at once.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import argparse
+import logging
+import operator
+import os
+import queue
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any
 
+import grpc
+
+from .. import __version__
+from ..match.bot import MatchInfo
+from ..protocol import PROTOCOL_VERSION
+from ..protocol._gen.threefiveeight.v1 import arena_pb2 as pb
+from ..protocol._gen.threefiveeight.v1 import arena_pb2_grpc as pb_grpc
+from ..protocol.convert import (
+    ConversionError,
+    action_to_text,
+    match_end_from_proto,
+    match_info_from_proto,
+    view_from_proto,
+)
 from .player import Player
 
+log = logging.getLogger("arena.sdk")
 
-def run(player: Player, argv: Sequence[str] | None = None) -> int:
-    """Connect to the arena and serve ``player`` until the arena closes the stream.
+#: exit statuses of a bot process (``run`` raises ``SystemExit`` with the non-zero ones)
+EXIT_OK, EXIT_CONNECTION, EXIT_USAGE, EXIT_REJECTED = 0, 1, 2, 3
+
+
+def _parse_args(player: Player, argv: Sequence[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(
+        description=f"Run the bot {player.name!r} against a 358 Arena server.")
+    ap.add_argument("--arena", default=os.environ.get("ARENA_ADDRESS"), metavar="HOST:PORT",
+                    help="the arena's address (default: $ARENA_ADDRESS)")
+    ap.add_argument("--token", default=os.environ.get("ARENA_TOKEN"),
+                    help="the token the arena gave this bot (default: $ARENA_TOKEN)")
+    ap.add_argument("--name", default=None, help=f"bot name to report (default: {player.name})")
+    ap.add_argument("--log-level", default="INFO",
+                    choices=("DEBUG", "INFO", "WARNING", "ERROR"), help="stderr log level")
+    ap.add_argument("--connect-timeout", type=float, default=10.0, metavar="SECONDS",
+                    help="how long to wait for the arena to accept the connection")
+    args = ap.parse_args(argv)
+    if not args.arena:
+        ap.error("the arena address is required: --arena HOST:PORT (or set ARENA_ADDRESS)")
+    if not args.token:
+        ap.error("the token is required: --token TOKEN (or set ARENA_TOKEN)")
+    return args
+
+
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"[:2000]
+
+
+class _Session:
+    """One connection: the outgoing queue, the per-match rules, and message handling."""
+
+    def __init__(self, player: Player, name: str) -> None:
+        self.player = player
+        self.name = name
+        self.out: queue.Queue[pb.BotMessage | None] = queue.Queue()
+        self.matches: dict[str, MatchInfo] = {}
+        self.registered = False
+        self.rejected = False
+        self.goodbye = False
+
+    def outgoing(self) -> Iterator[pb.BotMessage]:
+        while True:
+            msg = self.out.get()
+            if msg is None:
+                return
+            yield msg
+
+    def send(self, msg: pb.BotMessage) -> None:
+        self.out.put(msg)
+
+    def error(self, request_id: int, message: str) -> None:
+        self.send(pb.BotMessage(error=pb.ErrorReport(request_id=request_id, message=message)))
+
+    def handle(self, msg: pb.ArenaMessage) -> bool:
+        """Handle one arena message; False when the session should end."""
+        kind = msg.WhichOneof("kind")
+        if kind == "register":
+            r = msg.register
+            if not r.accepted:
+                reason = pb.RegisterRejectReason.Name(r.reason).removeprefix(
+                    "REGISTER_REJECT_REASON_")
+                log.error("registration rejected (%s): %s", reason, r.detail)
+                self.rejected = True
+                return False
+            self.registered = True
+            log.info("registered with the arena as %r", r.arena_name)
+        elif kind == "match_start":
+            self._on_match_start(msg.match_start)
+        elif kind == "decision":
+            self._on_decision(msg.decision)
+        elif kind == "rejection":
+            r = msg.rejection
+            log.warning("arena rejected request %d (%s): %s", r.request_id,
+                        pb.RejectionReason.Name(r.reason).removeprefix("REJECTION_REASON_"),
+                        r.detail)
+        elif kind == "match_end":
+            self._on_match_end(msg.match_end)
+        elif kind == "goodbye":
+            log.info("arena says goodbye: %s", msg.goodbye.reason)
+            self.goodbye = True
+        else:
+            log.debug("ignoring an arena message of unknown kind")
+        return True
+
+    def _on_match_start(self, m: pb.MatchStart) -> None:
+        try:
+            info = match_info_from_proto(m)
+        except ConversionError as exc:
+            log.error("cannot read the start of match %r: %s", m.match_id, exc)
+            return
+        self.matches[info.match_id] = info
+        log.info("match %s starts: %s, seat %d, %s", info.match_id, info.cfg.preset, info.seat,
+                 " / ".join(info.names))
+        try:
+            self.player.on_match_start(info)
+        except Exception:  # noqa: BLE001 - the bot's bug must not end the session
+            log.exception("on_match_start raised")
+
+    def _on_match_end(self, m: pb.MatchEnd) -> None:
+        self.matches.pop(m.match_id, None)
+        try:
+            end = match_end_from_proto(m)
+        except ConversionError as exc:
+            log.error("cannot read the end of match %r: %s", m.match_id, exc)
+            return
+        log.info("match %s ended (%s): scores %s, places %s", end.match_id, end.reason,
+                 list(end.scores), list(end.placings))
+        try:
+            self.player.on_match_end(end)
+        except Exception:  # noqa: BLE001
+            log.exception("on_match_end raised")
+
+    def _on_decision(self, req: pb.DecisionRequest) -> None:
+        rid = req.request_id
+        info = self.matches.get(req.match_id)
+        if info is None:
+            self.error(rid, f"unknown match {req.match_id!r} (no MatchStart received)")
+            return
+        try:
+            view = view_from_proto(req.view, info.cfg)
+        except ConversionError as exc:
+            self.error(rid, f"cannot read the view: {exc}")
+            return
+        t0 = time.perf_counter()
+        try:
+            action = self.player.decide(view)
+        except Exception as exc:  # noqa: BLE001 - reported to the arena as this request's error
+            log.exception("decide raised on request %d", rid)
+            self.error(rid, _describe(exc))
+            return
+        ms = (time.perf_counter() - t0) * 1000
+        if ms > req.time_ms > 0:
+            log.warning("decide took %.0f ms on request %d (time allowed %d ms)", ms, rid,
+                        req.time_ms)
+        try:
+            text = action_to_text(operator.index(action))
+        except (TypeError, ConversionError):
+            log.error("decide returned %r, not an action code", action)
+            self.error(rid, f"decide returned {action!r:.200}, not an action code")
+            return
+        if view.legal_actions and action not in view.legal_actions:
+            log.warning("decide returned %s, which is not legal here", text)
+        self.send(pb.BotMessage(decision=pb.DecisionResponse(request_id=rid, action=text)))
+
+
+def run(player: Player, argv: Sequence[str] | None = None) -> None:
+    """Connect to the arena and serve ``player`` until the arena ends the session.
 
     Args:
-        player: the bot's policy.
-        argv: command-line arguments (default ``sys.argv[1:]``): ``--arena HOST:PORT``,
-            ``--token T``, ``--name NAME`` (env ``ARENA_ADDRESS``, ``ARENA_TOKEN``).
+        player: the bot's policy (a :class:`Player`).
+        argv: command-line arguments (default ``sys.argv[1:]``), see the module docstring.
 
     Returns:
-        the process exit status (0 on a normal end); ``run`` does not call ``sys.exit``.
+        normally when the arena closes the stream, or on SIGTERM / SIGINT (exit status 0).
+
+    Raises:
+        SystemExit: with status 2 for bad arguments, 1 when the arena cannot be reached or the
+            connection breaks, 3 when the registration is rejected (a one-line reason is
+            logged to stderr; no traceback).
     """
-    raise NotImplementedError("arena.sdk.run is being implemented")
+    args = _parse_args(player, argv)
+    logging.basicConfig(stream=sys.stderr, level=getattr(logging, args.log_level),
+                        format="%(asctime)s %(name)s %(levelname)s: %(message)s")
+    status = _serve(player, args)
+    if status != EXIT_OK:
+        raise SystemExit(status)
+
+
+def _serve(player: Player, args: argparse.Namespace) -> int:
+    name = args.name or player.name
+    session = _Session(player, name)
+    session.send(pb.BotMessage(register=pb.RegisterRequest(
+        name=name, version=str(player.version), protocol_version=PROTOCOL_VERSION,
+        token=args.token, client=f"arena-sdk-python/{__version__}")))
+    channel = grpc.insecure_channel(args.arena)
+    stopping = threading.Event()
+    call = None
+    restore: dict[signal.Signals, Any] = {}
+
+    def on_signal(signum: int, _frame: object) -> None:
+        if stopping.is_set():  # a second signal: do not wait for decide to finish
+            raise SystemExit(EXIT_OK)
+        log.info("received %s: leaving", signal.Signals(signum).name)
+        stopping.set()
+        if call is not None:
+            call.cancel()
+
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            restore[sig] = signal.signal(sig, on_signal)
+    try:
+        try:
+            grpc.channel_ready_future(channel).result(timeout=args.connect_timeout)
+        except grpc.FutureTimeoutError:
+            if stopping.is_set():
+                return EXIT_OK
+            log.error("cannot reach the arena at %s within %g s", args.arena,
+                      args.connect_timeout)
+            return EXIT_CONNECTION
+        call = pb_grpc.ArenaServiceStub(channel).Play(session.outgoing())
+        if stopping.is_set():
+            call.cancel()
+        try:
+            for msg in call:
+                if not session.handle(msg):
+                    break
+        except grpc.RpcError as exc:
+            if stopping.is_set() or session.goodbye:
+                return EXIT_OK
+            log.error("connection to the arena lost: %s %s", exc.code().name, exc.details())
+            return EXIT_CONNECTION
+        if session.rejected:
+            return EXIT_REJECTED
+        if not session.registered and not stopping.is_set():
+            log.error("the arena closed the stream before accepting the registration")
+            return EXIT_CONNECTION
+        return EXIT_OK
+    finally:
+        session.out.put(None)
+        if call is not None:
+            call.cancel()
+        channel.close()
+        for sig, handler in restore.items():
+            signal.signal(sig, handler)

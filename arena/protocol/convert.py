@@ -1,0 +1,350 @@
+"""Conversions between the rules engine's objects and the protocol's messages (both ways).
+
+- :func:`rules_to_proto` / :func:`rules_from_proto`: :class:`RulesConfig` <-> ``RulesConfig``
+  message (preset + every option; rebuilt with ``make_config(preset, **options)``).
+- :func:`view_to_proto` / :func:`view_from_proto`: :class:`View` <-> ``View`` message. The
+  message carries no rules (they come once per match in ``MatchStart``), so the reverse
+  direction takes the match's ``cfg``: ``view_from_proto(view_to_proto(v), v.cfg) == v``.
+- :func:`action_to_text` / :func:`action_from_text`: action code <-> text (``"AS"``,
+  ``"trump:H"``, ``"demand:1:S"``, ``"give:2:10D"``, ``"stop"``), via the engine's
+  ``action_str`` / ``parse_action``.
+- match start / end <-> :class:`MatchInfo` / :class:`MatchEnd`.
+
+Cards travel as text (``"10H"``); enums shift the engine's 0-based indexes by one because
+protobuf enum value 0 means "unspecified" (``Contract``: index + 1, ``Suit``: suit + 1).
+
+Every ``*_from_proto`` raises :class:`ConversionError` (a ``ValueError``) naming the field when
+a message does not describe a valid object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+from ..match.bot import MatchEnd, MatchInfo
+from ..rules import OPTION_NAMES, Decision, RulesConfig, make_config
+from ..rules.actions import action_str, parse_action
+from ..rules.cards import SUITS, card_str, parse_card
+from ..rules.errors import RulesError
+from ..rules.exchange import ExchangeEvent
+from ..rules.state import TrickRecord
+from ..rules.view import ExchangeStatus, View
+from ._gen.threefiveeight.v1 import arena_pb2 as pb
+
+T = TypeVar("T")
+
+
+class ConversionError(ValueError):
+    """A protocol message does not describe a valid engine object (the message says which
+    field and why)."""
+
+
+# ----- cards, actions ------------------------------------------------------------------------
+_CARD_TEXT = tuple(card_str(c) for c in range(52))
+_CARD_CODE = {t: c for c, t in enumerate(_CARD_TEXT)}
+
+
+def _card(text: str) -> int:
+    code = _CARD_CODE.get(text)
+    return parse_card(text) if code is None else code
+
+
+def _cards(texts: Any) -> tuple[int, ...]:
+    return tuple(_card(t) for t in texts)
+
+
+def action_to_text(action: int) -> str:
+    """Text form of an action code (``arena.rules.action_str``).
+
+    Raises:
+        ConversionError: when ``action`` is not an action code.
+    """
+    try:
+        return action_str(action)
+    except (RulesError, TypeError, IndexError) as exc:
+        raise ConversionError(f"not an action code: {action!r}") from exc
+
+
+def action_from_text(text: str) -> int:
+    """Action code of a text form (case-insensitive; ``arena.rules.parse_action``).
+
+    Raises:
+        ConversionError: when the text is not an action; the message shows the forms.
+    """
+    try:
+        return parse_action(text)
+    except (RulesError, AttributeError) as exc:
+        raise ConversionError(
+            f"not an action: {text!r} (expected a card like 'AS' or '10H', 'trump:H', "
+            "'no-trump', 'misere', 'demand:1:S', 'give:2:10D' or 'stop')") from exc
+
+
+# ----- rules ---------------------------------------------------------------------------------
+_INT, _STR, _BOOL, _TRIPLE, _OPT_TRIPLE, _OPT_INT = range(6)
+#: how each rule option travels (tests check this covers arena.rules.OPTION_NAMES exactly)
+OPTION_KINDS: dict[str, int] = {
+    "deck": _INT, "removed_card": _STR, "direction": _STR, "declarer": _STR,
+    "targets": _TRIPLE, "first_lead": _STR, "no_trump": _BOOL, "misere": _BOOL,
+    "contract_once": _BOOL, "declarer_view": _STR, "kitty_shown": _BOOL,
+    "deal_pattern": _STR, "exchange": _STR, "exchange_timing": _STR, "exchange_order": _STR,
+    "double_payment": _BOOL, "exchange_optional": _BOOL, "follow": _STR,
+    "misere_limits": _OPT_TRIPLE, "twelve_trick_win": _BOOL, "end_score": _OPT_INT,
+    "end_score_either_sign": _BOOL, "end_hands": _OPT_INT, "tie_break": _STR,
+    "tie_extra_hands": _OPT_INT, "hand_cap": _INT,
+}
+
+
+def rules_to_proto(cfg: RulesConfig) -> pb.RulesConfig:
+    """The ``RulesConfig`` message of ``cfg`` (preset and every option value)."""
+    msg = pb.RulesConfig(preset=cfg.preset)
+    for name in OPTION_NAMES:
+        value = getattr(cfg, name)
+        if value is None:
+            continue  # optional scalar absent / repeated empty
+        if OPTION_KINDS[name] in (_TRIPLE, _OPT_TRIPLE):
+            getattr(msg, name).extend(value)
+        else:
+            setattr(msg, name, value)
+    return msg
+
+
+def rules_from_proto(msg: pb.RulesConfig) -> RulesConfig:
+    """Rebuild the :class:`RulesConfig` (``make_config(msg.preset, **options)``).
+
+    Raises:
+        ConversionError: unknown preset, or an option value the rules engine rejects (the
+            message names the option and its valid values).
+    """
+    options: dict[str, Any] = {}
+    for name in OPTION_NAMES:
+        kind = OPTION_KINDS[name]
+        if kind == _OPT_INT:
+            options[name] = getattr(msg, name) if msg.HasField(name) else None
+        elif kind in (_TRIPLE, _OPT_TRIPLE):
+            values = tuple(getattr(msg, name))
+            options[name] = None if kind == _OPT_TRIPLE and not values else values
+        else:
+            options[name] = getattr(msg, name)
+    try:
+        return make_config(msg.preset, **options)
+    except RulesError as exc:
+        raise ConversionError(f"bad RulesConfig message: {exc}") from exc
+
+
+# ----- view ----------------------------------------------------------------------------------
+_DECISION_TO_PB = {
+    Decision.EXCHANGE_DEMAND: pb.DECISION_KIND_EXCHANGE_DEMAND,
+    Decision.EXCHANGE_GIVE: pb.DECISION_KIND_EXCHANGE_GIVE,
+    Decision.EXCHANGE_RETURN: pb.DECISION_KIND_EXCHANGE_RETURN,
+    Decision.CONTRACT: pb.DECISION_KIND_CONTRACT,
+    Decision.DISCARD: pb.DECISION_KIND_DISCARD,
+    Decision.PLAY: pb.DECISION_KIND_PLAY,
+}
+_DECISION_FROM_PB = {v: k for k, v in _DECISION_TO_PB.items()}
+_EVENT_TO_PB = {"demand": pb.EXCHANGE_EVENT_KIND_DEMAND, "void": pb.EXCHANGE_EVENT_KIND_VOID,
+                "give": pb.EXCHANGE_EVENT_KIND_GIVE, "return": pb.EXCHANGE_EVENT_KIND_RETURN,
+                "stop": pb.EXCHANGE_EVENT_KIND_STOP}
+_EVENT_FROM_PB = {v: k for k, v in _EVENT_TO_PB.items()}
+
+
+def _opt_index(value: int | None) -> int:
+    """Engine index (None or 0-based) -> protobuf enum value (0 = unspecified)."""
+    return 0 if value is None else value + 1
+
+
+def _from_enum(value: int) -> int | None:
+    return None if value == 0 else value - 1
+
+
+def _suit_letters(mask: int) -> str:
+    return "".join(SUITS[s] for s in range(4) if mask >> s & 1)
+
+
+def _suit_mask(text: str) -> int:
+    mask = 0
+    for ch in text.upper():
+        if ch not in SUITS:
+            raise ConversionError(f"not a suit letter: {ch!r} in {text!r}")
+        mask |= 1 << SUITS.index(ch)
+    return mask
+
+
+def _played(pairs: Any) -> list[pb.PlayedCard]:
+    return [pb.PlayedCard(seat=s, card=_CARD_TEXT[c]) for s, c in pairs]
+
+
+def _event_to_proto(e: ExchangeEvent) -> pb.ExchangeEvent:
+    msg = pb.ExchangeEvent(kind=_EVENT_TO_PB[e.kind], up=e.up, suit=_opt_index(e.suit),
+                           card="" if e.card is None else _CARD_TEXT[e.card],
+                           came_back=e.came_back)
+    if e.down is not None:
+        msg.down = e.down
+    return msg
+
+
+def _status_to_proto(x: ExchangeStatus) -> pb.ExchangeStatus:
+    msg = pb.ExchangeStatus(
+        up=x.up, up_left=x.up_left, queue=x.queue, down_left=x.down_left,
+        voids=[_suit_letters(v) for v in x.voids],
+        batch=[pb.BatchEntry(down=d, card=_CARD_TEXT[c]) for d, c in x.batch],
+        batch_count=x.batch_count)
+    if x.give_to is not None:
+        msg.give_to = x.give_to
+    if x.return_from is not None:
+        msg.return_from = x.return_from
+    return msg
+
+
+def view_to_proto(view: View) -> pb.View:
+    """The ``View`` message of ``view`` (everything but ``cfg``, which ``MatchStart`` carries).
+
+    Raises:
+        ConversionError: when the view holds an action code that has no text form.
+    """
+    msg = pb.View(
+        seat=view.seat, hand_number=view.hand_number, dealer=view.dealer,
+        declarer=view.declarer, roles=view.roles, targets=view.targets, limits=view.limits,
+        contract=_opt_index(view.contract), trump=_opt_index(view.trump),
+        decision=0 if view.decision is None else _DECISION_TO_PB[view.decision],
+        legal_actions=[action_to_text(a) for a in view.legal_actions],
+        hand=[_CARD_TEXT[c] for c in view.hand], hand_sizes=view.hand_sizes,
+        hidden_own=view.hidden_own, kitty_visible=view.kitty is not None,
+        kitty=[_CARD_TEXT[c] for c in view.kitty or ()], kitty_taken=view.kitty_taken,
+        discards=[_CARD_TEXT[c] for c in view.discards], discard_count=view.discard_count,
+        trick=_played(view.trick),
+        tricks=[pb.Trick(leader=t.leader, cards=_played(t.cards), winner=t.winner)
+                for t in view.tricks],
+        tricks_won=view.tricks_won,
+        exchange_events=[_event_to_proto(e) for e in view.exchange_events],
+        scores=view.scores,
+        hand_points=[pb.SeatPoints(by_seat=p) for p in view.hand_points],
+        contracts_used=[pb.ContractsUsed(contracts=[c + 1 for c in used])
+                        for used in view.contracts_used],
+        finished=view.finished, placings=view.placings or (),
+    )
+    if view.to_act is not None:
+        msg.to_act = view.to_act
+    if view.leader is not None:
+        msg.leader = view.leader
+    if view.exchange is not None:
+        msg.exchange.CopyFrom(_status_to_proto(view.exchange))
+    if view.prev_points is not None:
+        msg.prev_points.by_seat.extend(view.prev_points)
+    return msg
+
+
+def _triple(values: Sequence[T], field: str) -> tuple[T, T, T]:
+    if len(values) != 3:
+        raise ConversionError(f"View field '{field}' must have 3 entries (by seat), "
+                              f"got {len(values)}")
+    return (values[0], values[1], values[2])
+
+
+def _opt(msg: Any, field: str) -> int | None:
+    return getattr(msg, field) if msg.HasField(field) else None
+
+
+def _event_from_proto(m: pb.ExchangeEvent) -> ExchangeEvent:
+    if m.kind not in _EVENT_FROM_PB:
+        raise ConversionError(f"exchange event kind {m.kind} is not known")
+    return ExchangeEvent(_EVENT_FROM_PB[m.kind], m.up, _opt(m, "down"), _from_enum(m.suit),
+                         _card(m.card) if m.card else None, m.came_back)
+
+
+def _status_from_proto(m: pb.ExchangeStatus) -> ExchangeStatus:
+    return ExchangeStatus(
+        up=m.up, up_left=m.up_left, queue=tuple(m.queue),
+        down_left=_triple(m.down_left, "exchange.down_left"),
+        voids=_triple([_suit_mask(v) for v in m.voids], "exchange.voids"),
+        give_to=_opt(m, "give_to"), return_from=_opt(m, "return_from"),
+        batch=tuple((b.down, _card(b.card)) for b in m.batch), batch_count=m.batch_count)
+
+
+def view_from_proto(msg: pb.View, cfg: RulesConfig) -> View:
+    """Rebuild the engine's :class:`View` from its message and the match's rules.
+
+    The result can be handed to ``arena.rules.sample.sample_state``.
+
+    Raises:
+        ConversionError: a card or action that does not parse, a per-seat field without 3
+            entries, or an unknown enum value.
+    """
+    try:
+        return _view_from_proto(msg, cfg)
+    except ConversionError:
+        raise
+    except (RulesError, KeyError, IndexError) as exc:
+        raise ConversionError(f"bad View message: {exc}") from exc
+
+
+def _view_from_proto(m: pb.View, cfg: RulesConfig) -> View:
+    if m.decision != 0 and m.decision not in _DECISION_FROM_PB:
+        raise ConversionError(f"View field 'decision': unknown value {m.decision}")
+    placings = tuple(m.placings)
+    return View(
+        cfg=cfg, seat=m.seat, hand_number=m.hand_number, dealer=m.dealer, declarer=m.declarer,
+        roles=_triple(m.roles, "roles"), targets=_triple(m.targets, "targets"),
+        limits=_triple(m.limits, "limits"), contract=_from_enum(m.contract),
+        trump=_from_enum(m.trump),
+        decision=None if m.decision == 0 else _DECISION_FROM_PB[m.decision],
+        to_act=_opt(m, "to_act"),
+        legal_actions=tuple(action_from_text(a) for a in m.legal_actions),
+        hand=_cards(m.hand), hand_sizes=_triple(m.hand_sizes, "hand_sizes"),
+        hidden_own=m.hidden_own, kitty=_cards(m.kitty) if m.kitty_visible else None,
+        kitty_taken=m.kitty_taken, discards=_cards(m.discards), discard_count=m.discard_count,
+        trick=tuple((p.seat, _card(p.card)) for p in m.trick), leader=_opt(m, "leader"),
+        tricks=tuple(TrickRecord(t.leader, tuple((p.seat, _card(p.card)) for p in t.cards),
+                                 t.winner) for t in m.tricks),
+        tricks_won=_triple(m.tricks_won, "tricks_won"),
+        exchange_events=tuple(_event_from_proto(e) for e in m.exchange_events),
+        exchange=_status_from_proto(m.exchange) if m.HasField("exchange") else None,
+        prev_points=(_triple(m.prev_points.by_seat, "prev_points")
+                     if m.HasField("prev_points") else None),
+        scores=_triple(m.scores, "scores"),
+        hand_points=tuple(_triple(p.by_seat, "hand_points") for p in m.hand_points),
+        contracts_used=_triple([tuple(c - 1 for c in u.contracts) for u in m.contracts_used],
+                               "contracts_used"),
+        finished=m.finished, placings=_triple(placings, "placings") if placings else None,
+    )
+
+
+# ----- match start / end ---------------------------------------------------------------------
+def match_start_to_proto(info: MatchInfo) -> pb.MatchStart:
+    """The ``MatchStart`` message of a :class:`MatchInfo`."""
+    return pb.MatchStart(match_id=info.match_id, rules=rules_to_proto(info.cfg), seat=info.seat,
+                         names=info.names, time_per_decision_ms=info.time_per_decision_ms)
+
+
+def match_info_from_proto(msg: pb.MatchStart) -> MatchInfo:
+    """Rebuild the :class:`MatchInfo` of a ``MatchStart`` message.
+
+    Raises:
+        ConversionError: bad rules, a seat outside 0..2, or not 3 names.
+    """
+    if msg.seat not in (0, 1, 2):
+        raise ConversionError(f"MatchStart field 'seat' must be 0, 1 or 2, got {msg.seat}")
+    names = tuple(msg.names)
+    if len(names) != 3:
+        raise ConversionError(f"MatchStart field 'names' must have 3 entries, got {len(names)}")
+    return MatchInfo(msg.match_id, rules_from_proto(msg.rules), msg.seat,
+                     (names[0], names[1], names[2]), msg.time_per_decision_ms)
+
+
+def match_end_to_proto(end: MatchEnd) -> pb.MatchEnd:
+    """The ``MatchEnd`` message of a :class:`MatchEnd`."""
+    return pb.MatchEnd(match_id=end.match_id, scores=end.scores, placings=end.placings,
+                       reason=end.reason or "")
+
+
+def match_end_from_proto(msg: pb.MatchEnd) -> MatchEnd:
+    """Rebuild the :class:`MatchEnd` of a ``MatchEnd`` message.
+
+    Raises:
+        ConversionError: when scores or placings do not have 3 entries.
+    """
+    scores, placings = tuple(msg.scores), tuple(msg.placings)
+    if len(scores) != 3 or len(placings) != 3:
+        raise ConversionError("MatchEnd fields 'scores' and 'placings' must have 3 entries")
+    return MatchEnd(msg.match_id, (scores[0], scores[1], scores[2]),
+                    (placings[0], placings[1], placings[2]), msg.reason)

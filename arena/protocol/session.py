@@ -1,0 +1,275 @@
+"""One registered bot connection as the match runner sees it: :class:`RemoteBot`.
+
+A :class:`RemoteBot` implements :class:`arena.match.bot.Bot` over the bot's Play stream. The
+server (:mod:`arena.protocol.server`) feeds it the bot's raw messages (:meth:`RemoteBot.feed`)
+and sends whatever it puts in its outbox.
+
+Request ids on the wire are the connection's own (1, 2, 3, ... per stream), so several matches
+can share one stream; the runner's ``DecisionRequest.request_id`` (unique only within its match)
+is mapped to the wire id for :meth:`RemoteBot.reject`, using the match the calling task started
+last (a context variable set by :meth:`RemoteBot.start_match`), else the most recent request
+with that id.
+
+Answers: a ``DecisionResponse`` resolves the pending request (its text is parsed into an action
+code; text that is not an action raises ``BotFault("malformed")`` from :meth:`decide`); an
+``ErrorReport`` raises ``BotFault("error")``; the stream ending raises ``BotFault("disconnect")``
+for every pending request and makes :attr:`alive` False. An answer to a request that expired
+(the runner's timeout cancelled :meth:`decide`) is discarded and, unless the runner already
+rejected that request, answered with a LATE rejection; an answer to an id never sent (or sent
+twice) gets UNKNOWN_REQUEST. Messages that do not parse or have no known kind get a rejection
+too; nothing a bot sends can raise into the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from google.protobuf.message import DecodeError
+
+from ..match.bot import Bot, BotFault, DecisionRequest, MatchEnd, MatchInfo
+from ._gen.threefiveeight.v1 import arena_pb2 as pb
+from .convert import (
+    ConversionError,
+    action_from_text,
+    match_end_to_proto,
+    match_start_to_proto,
+    view_to_proto,
+)
+
+log = logging.getLogger("arena.protocol")
+
+#: the match the current asyncio task last started on a RemoteBot (see module docstring)
+_CURRENT_MATCH: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "arena_protocol_current_match", default=None)
+
+_REASONS = {
+    "illegal": pb.REJECTION_REASON_ILLEGAL, "late": pb.REJECTION_REASON_LATE,
+    "timeout": pb.REJECTION_REASON_LATE, "malformed": pb.REJECTION_REASON_MALFORMED,
+    "error": pb.REJECTION_REASON_ERROR, "unknown-request": pb.REJECTION_REASON_UNKNOWN_REQUEST,
+    "unexpected": pb.REJECTION_REASON_UNEXPECTED,
+}
+_RECENT_KEPT = 4096           # finished requests remembered (LATE vs UNKNOWN, reject's match)
+_MAX_TEXT = 2000              # characters of bot-supplied text kept in faults and logs
+
+#: put in the outbox to end the stream
+CLOSE = object()
+
+
+@dataclass(frozen=True, slots=True)
+class BotIdentity:
+    """What a bot said about itself at registration, plus the arena's name for its token.
+
+    Attributes:
+        name: the arena's name (from ``ArenaServer.expect``); reported_name / version /
+        client / protocol_version: from the RegisterRequest; peer: gRPC peer address.
+    """
+
+    name: str
+    reported_name: str
+    version: str
+    client: str
+    protocol_version: str
+    peer: str
+
+
+class _Pending:
+    """One decision request on the wire. ``late``: it ended without an answer (the runner's
+    timeout cancelled it); ``rejected``: a Rejection was sent for it."""
+
+    __slots__ = ("future", "match_id", "runner_id", "late", "rejected")
+
+    def __init__(self, future: asyncio.Future[str], match_id: str, runner_id: int) -> None:
+        self.future = future
+        self.match_id = match_id
+        self.runner_id = runner_id
+        self.late = False
+        self.rejected = False
+
+
+class RemoteBot(Bot):
+    """A bot connected over gRPC (one Play stream); safe for several concurrent matches.
+
+    Attributes:
+        name: the arena's name for the bot; version: the bot's reported version;
+        identity: :class:`BotIdentity`; token: the token it registered with.
+    """
+
+    def __init__(self, token: str, identity: BotIdentity) -> None:
+        self.token = token
+        self.identity = identity
+        self.name = identity.name
+        self.version = identity.version
+        self.outbox: asyncio.Queue[object] = asyncio.Queue()
+        self._alive = True
+        self._closed_reason = ""
+        self._next_id = 0
+        self._pending: dict[int, _Pending] = {}
+        self._recent: OrderedDict[int, _Pending] = OrderedDict()  # finished requests
+        self._by_runner: dict[tuple[str, int], int] = {}
+        self._last_by_runner_id: dict[int, int] = {}
+        self._matches: set[str] = set()
+        self.done = asyncio.get_running_loop().create_future()
+
+    # ----- Bot interface ---------------------------------------------------------------------
+    @property
+    def alive(self) -> bool:
+        """False once the stream has ended (bot disconnected, crashed, or closed by us)."""
+        return self._alive
+
+    @property
+    def active_matches(self) -> frozenset[str]:
+        """Ids of the matches started on this connection and not ended yet."""
+        return frozenset(self._matches)
+
+    def _check_alive(self) -> None:
+        if not self._alive:
+            raise BotFault("disconnect", f"bot {self.name!r} is disconnected "
+                                         f"({self._closed_reason})")
+
+    async def start_match(self, info: MatchInfo) -> None:
+        """Send ``MatchStart``. Raises ``BotFault("disconnect")`` when the bot is gone."""
+        self._check_alive()
+        _CURRENT_MATCH.set(info.match_id)
+        self._matches.add(info.match_id)
+        self._send(pb.ArenaMessage(match_start=match_start_to_proto(info)))
+
+    async def decide(self, request: DecisionRequest) -> int:
+        """Send a ``DecisionRequest`` and wait for the answer (no timeout here: the runner
+        cancels this coroutine when time is up).
+
+        Raises:
+            BotFault: ``"malformed"`` (answer is not an action text), ``"error"`` (the bot
+                reported an error), ``"disconnect"`` (stream ended).
+        """
+        self._check_alive()
+        self._next_id += 1
+        wid = self._next_id
+        fut: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        pend = _Pending(fut, request.match_id, request.request_id)
+        self._pending[wid] = pend
+        self._by_runner[(request.match_id, request.request_id)] = wid
+        self._last_by_runner_id[request.request_id] = wid
+        self._send(pb.ArenaMessage(decision=pb.DecisionRequest(
+            request_id=wid, match_id=request.match_id, view=view_to_proto(request.view),
+            time_ms=request.time_ms)))
+        try:
+            text = await fut
+        finally:
+            # still pending: cancelled by the runner's timeout (or the stream was lost)
+            pend.late = self._pending.pop(wid, None) is not None
+            self._recent[wid] = pend
+            while len(self._recent) > _RECENT_KEPT:
+                self._recent.popitem(last=False)
+        try:
+            return action_from_text(text)
+        except ConversionError as exc:
+            raise BotFault("malformed", str(exc)[:_MAX_TEXT]) from None
+
+    async def reject(self, request_id: int, reason: str, detail: str) -> None:
+        """Send a ``Rejection`` for the runner's ``request_id`` (see the module docstring for
+        how it is mapped to the wire id). ``reason``: ``"illegal"``, ``"late"``/``"timeout"``,
+        ``"malformed"``, ``"error"``; other text is sent as UNSPECIFIED."""
+        if not self._alive:
+            return
+        match = _CURRENT_MATCH.get()
+        wid = self._by_runner.get((match, request_id)) if match is not None else None
+        if wid is None:
+            wid = self._last_by_runner_id.get(request_id, 0)
+        pend = self._recent.get(wid)
+        if pend is not None:
+            pend.rejected = True
+            match = pend.match_id
+        self._send(pb.ArenaMessage(rejection=pb.Rejection(
+            request_id=wid, reason=_REASONS.get(reason, pb.REJECTION_REASON_UNSPECIFIED),
+            detail=detail, match_id=match or "")))
+
+    async def end_match(self, info: MatchEnd) -> None:
+        """Send ``MatchEnd`` and forget the match's request-id mapping."""
+        self._matches.discard(info.match_id)
+        for key in [k for k in self._by_runner if k[0] == info.match_id]:
+            del self._by_runner[key]
+        if self._alive:
+            self._send(pb.ArenaMessage(match_end=match_end_to_proto(info)))
+
+    # ----- connection ------------------------------------------------------------------------
+    def close(self, reason: str = "the arena closed the session") -> None:
+        """Say goodbye and end the stream (idempotent). Pending requests fail with
+        ``BotFault("disconnect")``."""
+        if self._alive:
+            self._send(pb.ArenaMessage(goodbye=pb.Goodbye(reason=reason)))
+            self.outbox.put_nowait(CLOSE)
+        self.connection_lost(f"closed by the arena: {reason}")
+
+    def connection_lost(self, reason: str) -> None:
+        """Mark the bot gone and fail its pending requests (called by the server when the
+        stream ends; idempotent)."""
+        if not self._alive:
+            return
+        self._alive = False
+        self._closed_reason = reason
+        log.info("bot %r disconnected: %s", self.name, reason)
+        for pend in self._pending.values():
+            if not pend.future.done():
+                pend.future.set_exception(BotFault("disconnect", f"bot {self.name!r}: {reason}"))
+        if not self.done.done():
+            self.done.set_result(reason)
+
+    def _send(self, msg: pb.ArenaMessage) -> None:
+        self.outbox.put_nowait(msg)
+
+    def _reject_msg(self, request_id: int, reason: int, detail: str, match_id: str = "") -> None:
+        log.warning("bot %r: rejected message (request %d): %s", self.name, request_id, detail)
+        self._send(pb.ArenaMessage(rejection=pb.Rejection(
+            request_id=request_id, reason=reason, detail=detail, match_id=match_id)))
+
+    def feed(self, raw: bytes) -> None:
+        """Handle one raw message from the bot (never raises for anything the bot sent)."""
+        try:
+            msg = pb.BotMessage.FromString(raw)
+        except DecodeError as exc:
+            self._reject_msg(0, pb.REJECTION_REASON_MALFORMED,
+                             f"message does not parse as a BotMessage ({exc}); "
+                             "check the .proto version you generated code from")
+            return
+        kind = msg.WhichOneof("kind")
+        if kind == "decision":
+            self._on_answer(msg.decision.request_id, msg.decision.action)
+        elif kind == "error":
+            self._on_error(msg.error.request_id, msg.error.message)
+        elif kind == "register":
+            self._reject_msg(0, pb.REJECTION_REASON_UNEXPECTED,
+                             "already registered: RegisterRequest is sent once, first")
+        else:
+            self._reject_msg(0, pb.REJECTION_REASON_UNEXPECTED,
+                             "message has no known kind (expected decision or error; "
+                             "a message from a newer protocol?)")
+
+    def _on_answer(self, wid: int, text: str) -> None:
+        pend = self._pending.pop(wid, None)
+        if pend is not None:
+            if not pend.future.done():
+                pend.future.set_result(text)
+            return
+        pend = self._recent.get(wid)
+        if pend is None or not pend.late:
+            self._reject_msg(wid, pb.REJECTION_REASON_UNKNOWN_REQUEST,
+                             f"request {wid} is not pending (never sent, or already answered); "
+                             "answer discarded")
+        elif not pend.rejected:
+            pend.rejected = True
+            self._reject_msg(wid, pb.REJECTION_REASON_LATE,
+                             f"request {wid} expired before this answer arrived; "
+                             "answer discarded", pend.match_id)
+
+    def _on_error(self, wid: int, message: str) -> None:
+        message = message[:_MAX_TEXT]
+        pend = self._pending.pop(wid, None)
+        if pend is not None and not pend.future.done():
+            pend.future.set_exception(BotFault("error", message or "bot reported an error"))
+            return
+        log.warning("bot %r reported an error%s: %s", self.name,
+                    f" for request {wid}" if wid else "", message)

@@ -1,0 +1,1 @@
+"""Tiny bots used by the protocol tests (not for tournaments)."""

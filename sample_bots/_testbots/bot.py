@@ -1,0 +1,63 @@
+"""A test bot with selectable misbehaviour, for tests/protocol.
+
+Usage: ``python -m sample_bots._testbots.bot --mode MODE [--seed N] <arena.sdk.run args>``
+
+Modes: ``random`` (uniform legal actions), ``raise`` (decide raises every time), ``illegal``
+(answers an action that is never legal: ``stop`` where not allowed, else a card not held),
+``slow`` (sleeps 2 s per decision), ``hooks`` (random, and prints match start/end lines to
+stdout for the test to read).
+"""
+
+from __future__ import annotations
+
+import argparse
+import faulthandler
+import random
+import signal
+import sys
+import time
+
+from arena.sdk import MatchEnd, MatchInfo, Player, View, run
+
+
+class TestPlayer(Player):
+    """Random legal play with a switchable failure mode."""
+
+    name = "testbot"
+    version = "1"
+
+    def __init__(self, mode: str, seed: int) -> None:
+        self.mode = mode
+        self.rng = random.Random(seed)
+
+    def decide(self, view: View) -> int:
+        if self.mode == "raise":
+            raise ValueError("deliberate failure in decide")
+        if self.mode == "illegal":
+            return next(c for c in range(52) if c not in view.hand
+                        and c not in view.legal_actions)
+        if self.mode == "slow":
+            time.sleep(2.0)
+        return self.rng.choice(view.legal_actions)
+
+    def on_match_start(self, info: MatchInfo) -> None:
+        if self.mode == "hooks":
+            print(f"start {info.match_id} seat={info.seat} preset={info.cfg.preset}", flush=True)
+
+    def on_match_end(self, end: MatchEnd) -> None:
+        if self.mode == "hooks":
+            print(f"end {end.match_id} placings={list(end.placings)}", flush=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(add_help=False)
+    ap.add_argument("--mode", default="random",
+                    choices=("random", "raise", "illegal", "slow", "hooks"))
+    ap.add_argument("--seed", type=int, default=0)
+    faulthandler.register(signal.SIGUSR1)  # tests dump a hung bot's stacks with SIGUSR1
+    args, rest = ap.parse_known_args(sys.argv[1:] if argv is None else argv)
+    run(TestPlayer(args.mode, args.seed), rest)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,137 @@
+#!/usr/bin/env node
+// A 358 Arena bot in JavaScript: plays a uniformly random legal action at every decision.
+//
+//   node bot.js --arena HOST:PORT --token TOKEN [--name NAME] [--seed N]
+//
+// (--arena / --token default to $ARENA_ADDRESS / $ARENA_TOKEN.) It loads the protocol from
+// proto/threefiveeight/v1/arena.proto at run time (no generated code), opens the Play stream,
+// registers, answers every DecisionRequest with one of view.legal_actions (action text such as
+// "AS", "trump:H", "give:2:10D"), and exits 0 when the arena closes the stream or on
+// SIGTERM/SIGINT; 3 when the registration is rejected, 1 on a connection error, 2 on bad
+// arguments. Logs go to stderr.
+'use strict';
+
+const path = require('path');
+const grpc = require('@grpc/grpc-js');
+const protoLoader = require('@grpc/proto-loader');
+
+const PROTO_ROOT = path.resolve(__dirname, '..', '..', 'proto');
+const PROTO_FILE = 'threefiveeight/v1/arena.proto';
+const PROTOCOL_VERSION = '1';
+
+function log(...parts) {
+  console.error(new Date().toISOString(), 'js-bot:', ...parts);
+}
+
+function usage(message) {
+  console.error(`error: ${message}\n` +
+    'usage: node bot.js --arena HOST:PORT --token TOKEN [--name NAME] [--seed N]');
+  process.exit(2);
+}
+
+function parseArgs(argv) {
+  const args = {
+    arena: process.env.ARENA_ADDRESS, token: process.env.ARENA_TOKEN, name: 'js-random',
+    seed: null,
+  };
+  for (let i = 0; i < argv.length; i += 1) {
+    const [flag, inline] = argv[i].split(/=(.*)/s, 2);
+    const key = flag.replace(/^--/, '');
+    if (!flag.startsWith('--') || !(key in args)) usage(`unknown argument ${argv[i]}`);
+    const value = inline !== undefined ? inline : argv[++i];
+    if (value === undefined) usage(`${flag} needs a value`);
+    args[key] = value;
+  }
+  if (!args.arena) usage('the arena address is required: --arena HOST:PORT (or ARENA_ADDRESS)');
+  if (!args.token) usage('the token is required: --token TOKEN (or ARENA_TOKEN)');
+  return args;
+}
+
+// mulberry32: a small seeded PRNG, so --seed makes the bot's choices reproducible.
+function makeRng(seed) {
+  if (seed === null) return Math.random;
+  let a = Number(seed) >>> 0;
+  return () => {
+    a = (a + 0x6D2B79F5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const rng = makeRng(args.seed);
+  const definition = protoLoader.loadSync(PROTO_FILE, {
+    includeDirs: [PROTO_ROOT], keepCase: true, longs: String, enums: String, defaults: true,
+    oneofs: true,
+  });
+  const v1 = grpc.loadPackageDefinition(definition).threefiveeight.v1;
+  const client = new v1.ArenaService(args.arena, grpc.credentials.createInsecure());
+  const call = client.Play();
+  let exitCode = 0;
+  let stopping = false;
+
+  const stop = (signal) => {
+    log(`received ${signal}: leaving`);
+    stopping = true;
+    call.cancel();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+
+  call.write({
+    register: {
+      name: args.name, version: '1.0', protocol_version: PROTOCOL_VERSION, token: args.token,
+      client: `js-bot/grpc-js-${require('@grpc/grpc-js/package.json').version}`,
+    },
+  });
+
+  call.on('data', (msg) => {
+    switch (msg.kind) {
+      case 'register':
+        if (!msg.register.accepted) {
+          log(`registration rejected (${msg.register.reason}): ${msg.register.detail}`);
+          exitCode = 3;
+        } else {
+          log(`registered as ${msg.register.arena_name}`);
+        }
+        break;
+      case 'match_start':
+        log(`match ${msg.match_start.match_id} starts: ${msg.match_start.rules.preset}, ` +
+            `seat ${msg.match_start.seat}`);
+        break;
+      case 'decision': {
+        const legal = msg.decision.view.legal_actions;
+        const action = legal[Math.floor(rng() * legal.length)];
+        call.write({ decision: { request_id: msg.decision.request_id, action } });
+        break;
+      }
+      case 'rejection':
+        log(`request ${msg.rejection.request_id} rejected (${msg.rejection.reason}): ` +
+            msg.rejection.detail);
+        break;
+      case 'match_end':
+        log(`match ${msg.match_end.match_id} ended (${msg.match_end.reason}): ` +
+            `places ${msg.match_end.placings.join(' ')}`);
+        break;
+      case 'goodbye':
+        log(`arena says goodbye: ${msg.goodbye.reason}`);
+        break;
+      default:
+        break; // a kind from a newer protocol: ignore
+    }
+  });
+  call.on('end', () => {
+    call.end();
+    process.exit(exitCode);
+  });
+  call.on('error', (err) => {
+    if (stopping || err.code === grpc.status.CANCELLED) process.exit(exitCode);
+    log(`connection to the arena lost: ${err.message}`);
+    process.exit(1);
+  });
+}
+
+main();
