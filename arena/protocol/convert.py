@@ -174,6 +174,23 @@ def _played(pairs: Any) -> list[pb.PlayedCard]:
     return [pb.PlayedCard(seat=s, card=_CARD_TEXT[c]) for s, c in pairs]
 
 
+_TRICK_CACHE: dict[TrickRecord, pb.Trick] = {}
+_TRICK_CACHE_MAX = 20_000
+
+
+def _trick_to_proto(t: TrickRecord) -> pb.Trick:
+    """``Trick`` message of a completed trick, cached: a hand's past tricks are sent again in
+    every later view, and building them is most of a view's conversion cost (the cache holds
+    immutable records only and is cleared when it grows past ``_TRICK_CACHE_MAX``)."""
+    msg = _TRICK_CACHE.get(t)
+    if msg is None:
+        if len(_TRICK_CACHE) >= _TRICK_CACHE_MAX:
+            _TRICK_CACHE.clear()
+        msg = _TRICK_CACHE[t] = pb.Trick(leader=t.leader, cards=_played(t.cards),
+                                         winner=t.winner)
+    return msg
+
+
 def _event_to_proto(e: ExchangeEvent) -> pb.ExchangeEvent:
     msg = pb.ExchangeEvent(kind=_EVENT_TO_PB[e.kind], up=e.up, suit=_opt_index(e.suit),
                            card="" if e.card is None else _CARD_TEXT[e.card],
@@ -213,8 +230,7 @@ def view_to_proto(view: View) -> pb.View:
         kitty=[_CARD_TEXT[c] for c in view.kitty or ()], kitty_taken=view.kitty_taken,
         discards=[_CARD_TEXT[c] for c in view.discards], discard_count=view.discard_count,
         trick=_played(view.trick),
-        tricks=[pb.Trick(leader=t.leader, cards=_played(t.cards), winner=t.winner)
-                for t in view.tricks],
+        tricks=[_trick_to_proto(t) for t in view.tricks],
         tricks_won=view.tricks_won,
         exchange_events=[_event_to_proto(e) for e in view.exchange_events],
         scores=view.scores,

@@ -220,13 +220,15 @@ class ArenaServer:
             return
         context.add_done_callback(lambda _ctx: self._gone(bot, "the stream ended"))
         reader = asyncio.create_task(self._read(bot, context))
+        bot.writer = context.write
         try:
             await context.write(response)
             while True:
                 item = await bot.outbox.get()
                 if item is CLOSE:
                     break
-                await context.write(item)
+                async with bot.write_lock:
+                    await context.write(item)
         finally:
             reader.cancel()
             self._gone(bot, "the stream ended")

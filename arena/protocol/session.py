@@ -23,6 +23,7 @@ too; nothing a bot sends can raise into the server.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 import contextvars
 import logging
 from collections import OrderedDict
@@ -104,6 +105,10 @@ class RemoteBot(Bot):
         self.name = identity.name
         self.version = identity.version
         self.outbox: asyncio.Queue[object] = asyncio.Queue()
+        #: set by the server: writes one message on the stream (one write at a time: the
+        #: server's pump holds ``write_lock`` too)
+        self.writer: Callable[[pb.ArenaMessage], Awaitable[None]] | None = None
+        self.write_lock = asyncio.Lock()
         self._alive = True
         self._closed_reason = ""
         self._next_id = 0
@@ -153,7 +158,7 @@ class RemoteBot(Bot):
         self._pending[wid] = pend
         self._by_runner[(request.match_id, request.request_id)] = wid
         self._last_by_runner_id[request.request_id] = wid
-        self._send(pb.ArenaMessage(decision=pb.DecisionRequest(
+        await self._send_now(pb.ArenaMessage(decision=pb.DecisionRequest(
             request_id=wid, match_id=request.match_id, view=view_to_proto(request.view),
             time_ms=request.time_ms)))
         try:
@@ -220,6 +225,18 @@ class RemoteBot(Bot):
 
     def _send(self, msg: pb.ArenaMessage) -> None:
         self.outbox.put_nowait(msg)
+
+    async def _send_now(self, msg: pb.ArenaMessage) -> None:
+        """Write ``msg`` on the stream directly when nothing is queued before it (saves the
+        pump's task switch on the per-decision path); otherwise queue it, keeping the order."""
+        if self.writer is None or not self.outbox.empty() or self.write_lock.locked():
+            self._send(msg)
+            return
+        try:
+            async with self.write_lock:
+                await self.writer(msg)
+        except Exception as exc:  # noqa: BLE001 - a failed write means the stream is gone
+            self.connection_lost(f"write failed: {type(exc).__name__}: {exc}")
 
     def _reject_msg(self, request_id: int, reason: int, detail: str, match_id: str = "") -> None:
         log.warning("bot %r: rejected message (request %d): %s", self.name, request_id, detail)
