@@ -11,8 +11,9 @@ greedy ranking's order. Trivial decisions (one legal action) return at once; whe
 fits in the budget the greedy choice is played.
 
 Time: search rounds start only within ``budget_fraction`` (default 0.65) of the time allowed per
-decision: the constructor's ``time_ms``, or under the SDK the ``time_per_decision_ms`` announced
-in ``on_match_start`` (the smallest one among the matches in progress). A round running past the
+decision: under the SDK the request's own time (``Player.request_time_ms``), else the
+``time_per_decision_ms`` announced in ``on_match_start`` (the smallest among the matches in
+progress), else the constructor's ``time_ms``. A round running past the
 budget is dropped, and when not even one round fits in :data:`HARD_FRACTION` of the time the
 greedy choice is played, so an answer never takes much more than one playout past the budget.
 
@@ -87,7 +88,10 @@ class MonteCarloBot(Player):
         self._match_times.pop(end.match_id, None)
 
     def allowed_s(self) -> float:
-        """Time allowed per decision in seconds (smallest announced, else ``time_ms``)."""
+        """Time allowed for this decision in seconds: the request's (set by the SDK), else the
+        smallest announced per match, else ``time_ms``."""
+        if self.request_time_ms > 0:
+            return self.request_time_ms / 1000.0
         ms = min(self._match_times.values()) if self._match_times else self.time_ms
         return ms / 1000.0
 

@@ -51,7 +51,7 @@ class DecisionRequest:
     """One decision asked of a bot: the seat's full view (legal actions included) and its time.
 
     Attributes:
-        request_id: unique per bot connection, increasing.
+        request_id: unique among all requests of the arena process, increasing.
         match_id: the match this decision belongs to.
         view: ``state.view(seat)``; ``view.legal_actions`` holds the legal action codes.
         time_ms: time allowed for the answer, in milliseconds (the arena adds a grace margin).
@@ -70,12 +70,14 @@ class BotFault(Exception):
         kind: ``"malformed"`` (an answer that is not an action), ``"error"`` (the bot reported
             an exception), ``"disconnect"`` (stream closed / process gone), ``"crash"``.
         detail: human-readable explanation for the logs and the record.
+        answer: what the bot answered, when it answered something unusable (else None).
     """
 
-    def __init__(self, kind: str, detail: str) -> None:
+    def __init__(self, kind: str, detail: str, answer: str | None = None) -> None:
         super().__init__(f"{kind}: {detail}")
         self.kind = kind
         self.detail = detail
+        self.answer = answer
 
 
 class Bot(abc.ABC):
@@ -147,7 +149,8 @@ class LocalBot(Bot):
         finally:
             self.think_s += time.perf_counter() - t0
         if type(action) is not int:
-            raise BotFault("malformed", f"policy returned {action!r}, not an action code")
+            raise BotFault("malformed", f"policy returned {action!r}, not an action code",
+                           repr(action)[:200])
         return action
 
     async def end_match(self, info: MatchEnd) -> None:

@@ -15,6 +15,7 @@ Fault handling (issue 4, docs/protocol.md):
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -24,6 +25,9 @@ from ..rules import MatchState, RulesConfig, action_str
 from ..rules.deal import derive_seed
 from ..rules.state import DealSource
 from .bot import Bot, BotFault, DecisionRequest, MatchEnd, MatchInfo
+
+#: request ids, unique across all matches of this process (a bot may play several at once)
+_REQUEST_IDS = itertools.count(1)
 
 #: fault kinds written to records
 FAULT_KINDS = ("illegal", "timeout", "malformed", "error", "disconnect")
@@ -167,6 +171,7 @@ async def _ask(spec: MatchSpec, seat: _Seat, state: MatchState, request_id: int,
         fault, detail = "timeout", f"no answer within {allowed_ms} ms + {spec.grace_ms} ms grace"
     except BotFault as exc:
         fault, detail = (exc.kind if exc.kind in FAULT_KINDS else "error"), exc.detail
+        answer = exc.answer
     think = (time.perf_counter() - t0) * 1000
     seat.think_ms += think
     seat.asked += 1
@@ -214,7 +219,6 @@ async def run_match(spec: MatchSpec, bots: Sequence[Bot]) -> MatchResult:
         info = MatchInfo(spec.match_id, spec.cfg, i, names, spec.time_ms)  # type: ignore[arg-type]
         await _safe(seat, seat.bot.start_match(info))
     log: list[DecisionLog] = []
-    request_id = 0
     while not state.finished:
         s = state.current_seat
         seat = seats[s]
@@ -225,8 +229,7 @@ async def run_match(spec: MatchSpec, bots: Sequence[Bot]) -> MatchResult:
             entry = DecisionLog(state.hand_number, s, state.decision.value,
                                 fallback_action(spec.seed, len(log), legal), fallback=True)
         else:
-            request_id += 1
-            entry = await _ask(spec, seat, state, request_id, len(log))
+            entry = await _ask(spec, seat, state, next(_REQUEST_IDS), len(log))
         state.apply(entry.action)
         log.append(entry)
     forfeited = tuple(seat.forfeit is not None for seat in seats)

@@ -172,7 +172,7 @@ class RemoteBot(Bot):
         try:
             return action_from_text(text)
         except ConversionError as exc:
-            raise BotFault("malformed", str(exc)[:_MAX_TEXT]) from None
+            raise BotFault("malformed", str(exc)[:_MAX_TEXT], text[:_MAX_TEXT]) from None
 
     async def reject(self, request_id: int, reason: str, detail: str) -> None:
         """Send a ``Rejection`` for the runner's ``request_id`` (see the module docstring for

@@ -173,6 +173,7 @@ class _Session:
             self.error(rid, f"cannot read the view: {exc}")
             return
         t0 = time.perf_counter()
+        self.player.request_time_ms = req.time_ms
         try:
             action = self.player.decide(view)
         except Exception as exc:  # noqa: BLE001 - reported to the arena as this request's error

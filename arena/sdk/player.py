@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import abc
+
 from ..match.bot import MatchEnd, MatchInfo
 from ..rules.view import View
 
 
-class Player:
+class Player(abc.ABC):
     """Base class of a bot's decision policy.
 
     Subclasses implement :meth:`decide`; the hooks are optional. The same instance serves every
@@ -17,11 +19,16 @@ class Player:
     Attributes:
         name: the bot's name, sent at registration (``--name`` on the command line overrides).
         version: free-form version text sent at registration.
+        request_time_ms: time allowed for the decision being made, in milliseconds, set by
+            the SDK just before each :meth:`decide` call (0 outside the SDK); the arena adds a
+            grace margin before an answer is late.
     """
 
     name: str = "python-bot"
     version: str = "0"
+    request_time_ms: int = 0
 
+    @abc.abstractmethod
     def decide(self, view: View) -> int:
         """Choose an action for the pending decision.
 
@@ -37,7 +44,6 @@ class Player:
             Any exception: the SDK reports it to the arena as an error for this decision (a
             fault) and keeps serving.
         """
-        raise NotImplementedError("a Player subclass must implement decide(view) -> int")
 
     def on_match_start(self, info: MatchInfo) -> None:
         """Called when a match starts (``info``: match id, rules, seat, names, time per

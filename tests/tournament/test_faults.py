@@ -114,6 +114,10 @@ def test_garbage_is_malformed_and_forfeits(tmp_path):
     _, bad = bad_rows(tmp_path)
     for r, i in bad:
         assert r.forfeited[i] and "3 faults (last: malformed)" in r.forfeit_reasons[i]
+        rec = read_record(tmp_path / r.record)
+        faults = [d for h in rec.hands for d in h.decisions if d.fault]
+        assert [(d.fault, d.answer, d.fallback) for d in faults] == [
+            ("malformed", "not-a-card", True)] * 3
 
 
 def test_disconnecting_bot_forfeits(tmp_path):
