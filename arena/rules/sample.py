@@ -25,7 +25,7 @@ from . import exchange as xchg
 from .actions import Decision
 from .cards import mask_of, parse_card
 from .errors import RulesError
-from .state import MatchState
+from .state import MatchState, hand_steps
 from .tricks import F1, F2, F3, FOLLOW_CODES
 from .view import View
 
@@ -156,13 +156,7 @@ def _augment(card: int, allowed: dict[int, int], free: dict[int, int],
 
 
 def _remaining_steps(state: MatchState, decision: Decision) -> list[str]:
-    cfg = state.cfg
-    if cfg.declarer_view == "kitty":
-        order = ["exchange", "kitty", "contract", "discard", "play"]
-    elif cfg.exchange_timing == "before-contract":
-        order = ["exchange", "contract", "kitty", "discard", "play"]
-    else:
-        order = ["contract", "exchange", "kitty", "discard", "play"]
+    order = hand_steps(state.cfg)
     step = {Decision.CONTRACT: "contract", Decision.DISCARD: "discard",
             Decision.PLAY: "play"}.get(decision, "exchange")
     return order[order.index(step) + 1:][::-1]

@@ -42,6 +42,16 @@ class TrickRecord:
     winner: int
 
 
+def hand_steps(cfg: RulesConfig) -> list[str]:
+    """The steps of a hand in order (RULES.md 7): ``exchange``, ``kitty`` (taken),
+    ``contract``, ``discard``, ``play``; steps that do not apply are skipped when run."""
+    if cfg.declarer_view == "kitty":
+        return ["exchange", "kitty", "contract", "discard", "play"]
+    if cfg.exchange_timing == "before-contract":
+        return ["exchange", "contract", "kitty", "discard", "play"]
+    return ["contract", "exchange", "kitty", "discard", "play"]
+
+
 @dataclass(frozen=True, slots=True)
 class HandSummary:
     """A completed hand, kept in ``MatchState.completed_hands`` (for records and replay).
@@ -333,13 +343,7 @@ class MatchState:
         self.events = []
         self.x = None
         self._legal = None
-        if cfg.declarer_view == "kitty":
-            steps = ["exchange", "kitty", "contract", "discard", "play"]
-        elif cfg.exchange_timing == "before-contract":
-            steps = ["exchange", "contract", "kitty", "discard", "play"]
-        else:
-            steps = ["contract", "exchange", "kitty", "discard", "play"]
-        self._steps = steps[::-1]  # popped from the end
+        self._steps = hand_steps(cfg)[::-1]  # popped from the end
         self._next_step()
 
     def _deal_for(self, n: int) -> Deal:
