@@ -119,8 +119,9 @@ def fallback_action(seed: int | str | bytes, index: int, legal: Sequence[int]) -
 
 
 def placings_with_forfeits(placings: Sequence[int], forfeited: Sequence[bool]) -> tuple[int, ...]:
-    """Competition ranking on (forfeited, engine placing): forfeits share the last places."""
-    key = [(bool(f), p) for f, p in zip(forfeited, placings)]
+    """Competition ranking on (forfeited, engine placing); forfeiting seats share the last
+    place (their engine order, played by the fallback, means nothing)."""
+    key = [(True, 0) if f else (False, p) for f, p in zip(forfeited, placings)]
     return tuple(1 + sum(k2 < k for k2 in key) for k in key)
 
 
