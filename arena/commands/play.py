@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import sys
 
 from ..errors import UserError
 from ..rules import RulesConfigError, make_config
@@ -17,12 +18,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "\"python -m sample_bots.greedy_bot\"; {python} stands for this Python. "
         "Seat 0 (the first BOT_CMD) deals the first hand.")
     p.add_argument("bots", nargs=3, metavar="BOT_CMD")
-    p.add_argument("--preset", default="sergeant-major")
+    p.add_argument("--preset", default="sergeant-major",
+                   help="rule preset (default %(default)s; see `arena presets`)")
     p.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
                    help="rule option override, e.g. --set hand_cap=3 (repeatable)")
     p.add_argument("--seed", default="1", help="match seed (default %(default)s)")
     p.add_argument("--time-ms", type=int, default=1000, help="time per decision, ms")
-    p.add_argument("--grace-ms", type=int, default=250)
+    p.add_argument("--grace-ms", type=int, default=250,
+                   help="margin before an answer is late, ms (default %(default)s)")
     p.add_argument("--record", help="also write the match record here (.jsonl or .jsonl.gz)")
     p.add_argument("--seat", type=int, choices=(0, 1, 2), help="show only what this seat knew")
     p.set_defaults(func=run)
@@ -62,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
     if args.time_ms < 1 or args.grace_ms < 0:
         raise UserError("--time-ms must be >= 1 and --grace-ms >= 0")
     seed: int | str = int(args.seed) if args.seed.lstrip("-").isdigit() else args.seed
+    print(f"playing one {rules.preset} match, {args.time_ms} ms per decision "
+          f"(output comes when it ends) ...", file=sys.stderr, flush=True)
     try:
         result = asyncio.run(with_sigterm(play_single(
             rules, args.bots, seed=seed, time_ms=args.time_ms, grace_ms=args.grace_ms)))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from ..errors import UserError
 from ..ratings import MatchResult, RatingsInputError, format_report, rate
@@ -26,8 +27,13 @@ def run(args: argparse.Namespace) -> int:
         rows = store.results()
     results = [MatchResult(r.seats, tuple(r.placings), r.block_id, tuple(r.forfeited))
                for r in rows]
+    blocks = len({r.block_id for r in rows})
+    bootstrap = args.bootstrap if blocks >= 2 else 0   # intervals need 2+ duplicate blocks
+    if bootstrap != args.bootstrap:
+        print(f"arena: note: {blocks} duplicate block only: no confidence intervals",
+              file=sys.stderr)
     try:
-        report = rate(results, bootstrap=args.bootstrap, seed=args.seed)
+        report = rate(results, bootstrap=bootstrap, seed=args.seed)
     except RatingsInputError as exc:
         raise UserError(f"{args.dir}: {exc}") from None
     print(format_report(report, args.format), end="")

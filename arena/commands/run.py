@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import signal
+import sys
 from pathlib import Path
 
 from ..tournament.config import load_config
@@ -44,6 +45,12 @@ def run(args: argparse.Namespace) -> int:
         print("arena: stopped; rerun the same command to resume")
         return 143
     print(format_standings(outcome.standings, "text"), end="")
+    for line in outcome.disqualifications:
+        print(f"arena: warning: bot {line}", file=sys.stderr)
+    if outcome.disqualifications:
+        print("arena: warning: their remaining matches were forfeited; after fixing the bot, "
+              "run again with a fresh --out directory (this one keeps the forfeits)",
+              file=sys.stderr)
     print(f"\n{outcome.played_now} matches played now, {outcome.already_done} resumed from "
           f"earlier runs, {outcome.scheduled} scheduled; results in {out}/ "
           f"(standings.md/.csv/.json, records/, logs/)")

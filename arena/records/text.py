@@ -143,11 +143,17 @@ class _Text:
                 out.append(f"kitty: {show_cards(map(_card, hr.kitty))}")
         else:
             v = rep.view(me)
+            # in a hand without an exchange the kitty is taken before the first decision:
+            # show the dealt cards here and the kitty on its own line below
+            taken = {_card(c) for c in hr.kitty} if st.kitty_taken else set()
             for s in range(3):
-                cards = show_cards(v.hand, v.hidden_own) if s == me else \
-                    show_cards((), v.hand_sizes[s])
+                if s == me:
+                    cards = show_cards([c for c in v.hand if c not in taken], v.hidden_own)
+                else:
+                    extra = len(taken) if s == hr.declarer else 0
+                    cards = show_cards((), v.hand_sizes[s] - extra)
                 out.append(f"{'your cards' if s == me else 'cards of'} {L[s]}: {cards}")
-            if self.cfg.kitty_size and v.kitty is None:
+            if self.cfg.kitty_size and v.kitty is None and not taken:
                 out.append(f"kitty: {show_cards((), self.cfg.kitty_size)}")
         kitty_taken, play_started, need = st.kitty_taken, False, hr.targets
         if kitty_taken:

@@ -74,6 +74,19 @@ def safe_filename(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", name)[:80] or "bot"
 
 
+def last_log_line(path: Path, limit: int = 200) -> str:
+    """The last non-empty line of a bot's log (its dying words), shortened to ``limit``."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - 4096))
+            lines = [ln.strip() for ln in f.read().decode("utf-8", "replace").splitlines()]
+    except OSError:
+        return ""
+    lines = [ln for ln in lines if ln and not ln.startswith("=== ")]
+    return lines[-1][:limit] if lines else ""
+
+
 def bot_argv(entry: BotEntry, address: str, token: str) -> list[str]:
     """The command to start ``entry``: placeholders ``{python}``, ``{arena}``, ``{token}``
     substituted; ``--arena``/``--token`` appended unless both placeholders are used."""
@@ -109,6 +122,8 @@ class BotPool:
         self.max_crashes = max_crashes
         self.on_event = on_event
         self.bots: dict[str, _BotState] = {}
+        #: one line per disqualification, for the end-of-run summary
+        self.disqualifications: list[str] = []
         self.procs: set[asyncio.subprocess.Process] = set()
         for e in entries:
             st = _BotState(e)
@@ -162,6 +177,8 @@ class BotPool:
         self.on_event(message)
         if st.crashes > self.max_crashes and not st.disqualified:
             st.disqualified = f"disqualified after {st.crashes} crashes"
+            self.disqualifications.append(f"{st.entry.name!r} was disqualified after "
+                                          f"{st.crashes} crashes; last: {message}")
             self.on_event(f"bot {st.entry.name!r} is disqualified after {st.crashes} crashes; "
                           "its remaining matches are forfeited")
 
@@ -207,6 +224,9 @@ class BotPool:
             why = f"did not register within {self.register_timeout_s:g} s"
         else:
             why = f"exited with status {proc.returncode} before registering"
+            last = last_log_line(log_path)
+            if last:
+                why += f" ({last})"
         reason = f"bot {e.name!r} {why}; see its log: {log_path}"
         await self._discard(Instance(None, proc, token))  # type: ignore[arg-type]
         self._crash(st, reason)

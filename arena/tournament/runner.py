@@ -42,6 +42,7 @@ class TournamentOutcome:
     standings: Standings
     out: Path
     faults: int
+    disqualifications: tuple[str, ...] = ()
 
 
 def server_address(bind: str, port: int) -> str:
@@ -56,6 +57,7 @@ def atomic_write_text(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` via a temp file in the same directory and ``os.replace``."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, 0o644)  # mkstemp makes 0600; these are ordinary report files
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.write(text)
             f.flush()
@@ -150,6 +152,7 @@ async def run_tournament(cfg: TournamentConfig, out: Path, *, progress: bool = T
         scheduled = store.scheduled_count()
         prog = _Progress(scheduled, scheduled - len(pending), progress)
         played = 0
+        disqualified: list[str] = []
         if pending:
             server = ArenaServer(cfg.server.bind,
                                  register_timeout_s=cfg.faults.register_timeout_s)
@@ -186,12 +189,13 @@ async def run_tournament(cfg: TournamentConfig, out: Path, *, progress: bool = T
                 await asyncio.gather(*(worker() for _ in range(cfg.tournament.concurrency)))
             finally:
                 prog.close()
+                disqualified = pool.disqualifications
                 await pool.close()
                 await server.stop()
         standings = compute_standings(store.results(), names)
     write_standings(out, standings)
     return TournamentOutcome(played, scheduled, scheduled - len(pending), standings, out,
-                             prog.faults)
+                             prog.faults, tuple(disqualified))
 
 
 async def _play_one(cfg: TournamentConfig, rules, m: ScheduledMatch,  # noqa: ANN001

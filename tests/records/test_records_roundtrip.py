@@ -188,3 +188,19 @@ def test_control_characters_in_names_are_escaped_in_text():
     assert "\x1b" not in text and "\u202e" not in text
     assert "a\\u001b[2Jb" in text and "line\\u000abreak" in text and "rtl\\u202eevil" in text
     assert all(not line.startswith("break") for line in text.splitlines())
+
+
+def test_seat_view_shows_dealt_card_counts_when_the_kitty_is_taken_at_once():
+    from arena.records import record_from_result, render_text
+    from .helpers import play as _play
+    record = record_from_result(_play("sergeant-major", 4, hand_cap=1))
+    declarer = record.hands[0].declarer
+    for seat in range(3):
+        text = render_text(record, seat=seat, hand=1)
+        lines = [ln for ln in text.splitlines() if ln.startswith(("your cards", "cards of"))]
+        assert len(lines) == 3
+        for ln in lines:
+            assert len(ln.split(": ", 1)[1].split()) == 16, ln   # 16 dealt, kitty apart
+        assert not any(ln.startswith("kitty:") for ln in text.splitlines())  # shown once
+        kitty_line = next(ln for ln in text.splitlines() if "takes the kitty" in ln)
+        assert ("??" in kitty_line) == (seat != declarer)

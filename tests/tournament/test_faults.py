@@ -139,3 +139,21 @@ def test_bot_that_never_registers_forfeits_and_is_disqualified(tmp_path):
     assert sum("did not register within 1.5 s; see its log" in x for x in reasons) == 2
     assert sum("disqualified" in x for x in reasons) == 4
     assert (tmp_path / "logs" / "bad.log").is_file()
+
+
+def test_bot_command_that_dies_at_start_is_explained(tmp_path, capsys):
+    from arena.cli import main
+    from .helpers import bot_block, config_text
+    tag = new_tag()
+    text = config_text(None, tag=tag, bots=2, max_crashes=0) + bot_block(
+        "typo", ["{python}", str(tmp_path / "no_such_bot.py")], tag)
+    (tmp_path / "t.toml").write_text(text)
+    assert main(["run", str(tmp_path / "t.toml"), "--out", str(tmp_path / "o"), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "arena: warning: bot 'typo' was disqualified after 1 crashes" in err
+    assert "exited with status 2 before registering" in err and "no_such_bot.py" in err
+    assert "fresh --out" in err
+    assert main(["ratings", str(tmp_path / "o"), "--format", "csv"]) == 0   # one block
+    out = capsys.readouterr()
+    assert "no confidence intervals" in out.err and "typo" in out.out
+    assert wait_no_processes(tag) == []
