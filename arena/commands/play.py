@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
+from pathlib import Path
 
 from ..errors import UserError
-from ..rules import RulesConfigError, make_config
+from ..rules import RulesConfigError, config_from_options
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -55,26 +55,38 @@ def parse_overrides(items: list[str]) -> dict[str, object]:
 
 def run(args: argparse.Namespace) -> int:
     """Play and print; exit 0."""
+    from ..protocol.errors import ServerStartError
     from ..records import record_from_result, render_text, write_record
     from ..tournament.single import play_single
-    from .run import with_sigterm
+    from ._signals import Interrupted, run_guarded
     try:
-        rules = make_config(args.preset, **parse_overrides(args.set))
+        rules = config_from_options(args.preset, parse_overrides(args.set))
     except RulesConfigError as exc:
         raise UserError(str(exc)) from None
-    if args.time_ms < 1 or args.grace_ms < 0:
-        raise UserError("--time-ms must be >= 1 and --grace-ms >= 0")
+    if not (1 <= args.time_ms <= 3_600_000 and 0 <= args.grace_ms <= 600_000):
+        raise UserError("--time-ms must be 1..3600000 and --grace-ms 0..600000")
+    if args.record:
+        target = Path(args.record)
+        if target.is_dir() or not target.parent.is_dir():
+            raise UserError(f"--record {args.record}: not a file path in an existing directory")
     seed: int | str = int(args.seed) if args.seed.lstrip("-").isdigit() else args.seed
     print(f"playing one {rules.preset} match, {args.time_ms} ms per decision "
           f"(output comes when it ends) ...", file=sys.stderr, flush=True)
     try:
-        result = asyncio.run(with_sigterm(play_single(
-            rules, args.bots, seed=seed, time_ms=args.time_ms, grace_ms=args.grace_ms)))
-    except ValueError as exc:
+        result = run_guarded(play_single(
+            rules, args.bots, seed=seed, time_ms=args.time_ms, grace_ms=args.grace_ms))
+    except Interrupted as exc:
+        print(f"arena: stopped by {exc}", file=sys.stderr)
+        return exc.code
+    except (ValueError, ServerStartError) as exc:
         raise UserError(str(exc)) from None
     record = record_from_result(result)
     print(render_text(record, seat=args.seat), end="")
     if args.record:
-        write_record(record, args.record)
+        try:
+            write_record(record, args.record)
+        except OSError as exc:
+            raise UserError(f"cannot write --record {args.record}: {exc.strerror or exc}") \
+                from None
         print(f"record written to {args.record}")
     return 0

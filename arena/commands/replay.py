@@ -71,11 +71,17 @@ def run(args: argparse.Namespace) -> int:
     path = Path(args.record)
     if not path.is_file():
         raise UserError(f"record file not found: {path}")
+    if args.html and Path(args.html).resolve() == path.resolve():
+        raise UserError(f"--html {args.html} would overwrite the record itself")
     try:
         record = read_record(path)
         verify_record(record)
     except RecordError as exc:
         _emit(f"arena: error: {clean(str(exc))}\n", sys.stderr)
+        return 1
+    except (RecursionError, MemoryError) as exc:
+        _emit(f"arena: error: {path}: not a usable record ({type(exc).__name__}: nested too "
+              "deeply or too large)\n", sys.stderr)
         return 1
     seat = _seat(record, args.seat)
     n = len(record.hands)

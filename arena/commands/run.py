@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
-import signal
+import fcntl
+import os
+import sqlite3
 import sys
 from pathlib import Path
+
+from ..errors import UserError
+from ._signals import Interrupted, run_guarded
 
 from ..tournament.config import load_config
 from ..tournament.standings import format_standings
@@ -23,27 +27,50 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-async def with_sigterm(coro):  # noqa: ANN001, ANN201 - any coroutine
-    """Await ``coro``, turning SIGTERM into cancellation so cleanup (``finally``) runs."""
-    task = asyncio.ensure_future(coro)
-    loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGTERM, task.cancel)
+def lock_out_dir(out: Path) -> int:
+    """Create ``out`` and hold an exclusive lock on ``out/.arena.lock`` (released when the
+    process exits), so two arenas never write the same tournament.
+
+    Raises:
+        UserError: the directory cannot be created or another arena holds the lock.
+    """
     try:
-        return await task
-    finally:
-        loop.remove_signal_handler(signal.SIGTERM)
+        out.mkdir(parents=True, exist_ok=True)
+        fd = os.open(out / ".arena.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise UserError(f"cannot use output directory {out}: {exc.strerror or exc}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise UserError(f"another arena is running on {out}; wait for it or use another "
+                        "--out directory") from None
+    return fd
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the tournament and print the standings; exit 0 (130 when interrupted)."""
+    """Run the tournament and print the standings; exit 0, 2 on a user mistake, 128+N when
+    stopped by signal N."""
+    from ..protocol.errors import ServerStartError
     from ..tournament.runner import run_tournament
     cfg = load_config(args.config)
     out = Path(args.out) if args.out else Path("runs") / Path(args.config).stem
+    fd = lock_out_dir(out)
     try:
-        outcome = asyncio.run(with_sigterm(run_tournament(cfg, out, progress=not args.quiet)))
-    except asyncio.CancelledError:
-        print("arena: stopped; rerun the same command to resume")
-        return 143
+        outcome = run_guarded(run_tournament(cfg, out, progress=not args.quiet))
+    except Interrupted as exc:
+        print(f"arena: stopped by {exc}; rerun the same command to resume", file=sys.stderr)
+        return exc.code
+    except ServerStartError as exc:
+        raise UserError(f"{args.config}: [server] {exc}") from None
+    except sqlite3.Error as exc:
+        raise UserError(f"{out}/results.sqlite: {exc}; free space or fix the file, then rerun "
+                        "to resume") from None
+    except OSError as exc:
+        raise UserError(f"{out}: {exc.strerror or exc}: {exc.filename or ''}; rerun to "
+                        "resume once fixed") from None
+    finally:
+        os.close(fd)
     print(format_standings(outcome.standings, "text"), end="")
     for line in outcome.disqualifications:
         print(f"arena: warning: bot {line}", file=sys.stderr)

@@ -161,9 +161,12 @@ def loads_record(text: str) -> MatchRecord:
 def _json_line(number: int, line: str) -> object:
     try:
         return json.loads(line)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise RecordError(f"line {number}: not valid JSON ({exc.msg} at column {exc.colno})"
                           ) from None
+    except (ValueError, RecursionError) as exc:  # e.g. a number too long, nesting too deep
+        raise RecordError(f"line {number}: not valid JSON ({type(exc).__name__}: "
+                          f"{str(exc)[:120]})") from None
 
 
 def _model(cls: type[BaseModel], number: int, obj: object):  # noqa: ANN202 - cls instance

@@ -11,7 +11,8 @@ from .actions import (CONTRACT_BASE, MISERE, NO_TRUMP, STOP, Decision, action_st
                       contract_action, contract_name, demand_action, give_action, parse_action)
 from .cards import (SUITS, card_str, cards_of, format_cards, mask_of, parse_card, parse_cards,
                     rank_of, suit_of)
-from .config import DEFAULT_PRESET, OPTION_NAMES, PRESETS, RulesConfig, make_config
+from .config import (DEFAULT_PRESET, OPTION_NAMES, PRESETS, RulesConfig, config_from_options,
+                     make_config)
 from .deal import Deal, derive_seed, seeded_deal
 from .errors import (CardParseError, DealError, IllegalActionError, RulesConfigError,
                      RulesError)
@@ -22,7 +23,8 @@ __all__ = [
     "CONTRACT_BASE", "MISERE", "NO_TRUMP", "STOP", "Decision", "action_str", "contract_action",
     "contract_name", "demand_action", "give_action", "parse_action", "SUITS", "card_str",
     "cards_of", "format_cards", "mask_of", "parse_card", "parse_cards", "rank_of", "suit_of",
-    "DEFAULT_PRESET", "OPTION_NAMES", "PRESETS", "RulesConfig", "make_config", "Deal",
+    "DEFAULT_PRESET", "OPTION_NAMES", "PRESETS", "RulesConfig", "config_from_options",
+    "make_config", "Deal",
     "derive_seed", "seeded_deal", "CardParseError", "DealError", "IllegalActionError",
     "RulesConfigError", "RulesError", "ExchangeEvent", "HandSummary", "MatchState", "TrickRecord",
 ]

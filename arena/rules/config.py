@@ -158,14 +158,16 @@ def _check_triple(name: str, value: Any, total: int) -> None:
             f"but a hand has {total} tricks")
 
 
-def _check_opt_int(name: str, value: Any, low: int) -> None:
-    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < low):
-        raise _fail(name, value, f"an integer >= {low} or none")
+def _check_opt_int(name: str, value: Any, low: int, high: int) -> None:
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool)
+                              or not low <= value <= high):
+        raise _fail(name, value, f"an integer from {low} to {high}, or none")
 
 
 def _validate(c: RulesConfig) -> None:
     for name, choices in _CHOICES.items():
-        if getattr(c, name) not in choices:
+        value = getattr(c, name)
+        if value not in choices or type(value) is not type(choices[0]):
             raise _fail(name, getattr(c, name), "one of " + ", ".join(repr(x) for x in choices))
     for name in _BOOLS:
         if not isinstance(getattr(c, name), bool):
@@ -177,10 +179,10 @@ def _validate(c: RulesConfig) -> None:
     _check_triple("targets", c.targets, c.tricks_per_hand)
     if c.misere_limits is not None:
         _check_triple("misere_limits", c.misere_limits, c.tricks_per_hand)
-    _check_opt_int("end_score", c.end_score, 1)
-    _check_opt_int("end_hands", c.end_hands, 1)
-    _check_opt_int("tie_extra_hands", c.tie_extra_hands, 0)
-    _check_opt_int("hand_cap", c.hand_cap, 1)
+    _check_opt_int("end_score", c.end_score, 1, 10_000)
+    _check_opt_int("end_hands", c.end_hands, 1, 10_000)
+    _check_opt_int("tie_extra_hands", c.tie_extra_hands, 0, 1_000)
+    _check_opt_int("hand_cap", c.hand_cap, 1, 10_000)
     if c.hand_cap is None:
         raise _fail("hand_cap", None, "an integer >= 1")
     if c.double_payment and c.exchange != "demand-suit":
@@ -236,6 +238,22 @@ def _coerce(name: str, value: Any) -> Any:
             "misere_limits", "end_score", "end_hands"):
         return None
     return value
+
+
+def config_from_options(preset: str, options: dict[str, Any]) -> RulesConfig:
+    """Like :func:`make_config` with the overrides as a mapping (e.g. a config file's
+    ``[rules]`` table), so that any key, even ``preset`` or ``base``, is checked as an option.
+
+    Raises:
+        RulesConfigError: as :func:`make_config`.
+    """
+    unknown = [k for k in options if k not in OPTION_NAMES]
+    if unknown:
+        hint = " (the preset is chosen on its own, not among the options)" if unknown[0] == \
+            "preset" else ""
+        raise RulesConfigError(f"unknown rule option {unknown[0]!r}{hint}; valid options: "
+                               f"{', '.join(OPTION_NAMES)}")
+    return make_config(preset, **options)
 
 
 def make_config(preset: str = DEFAULT_PRESET, *, base: RulesConfig | None = None,

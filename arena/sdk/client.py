@@ -66,6 +66,8 @@ def _parse_args(player: Player, argv: Sequence[str] | None) -> argparse.Namespac
     ap.add_argument("--connect-timeout", type=float, default=10.0, metavar="SECONDS",
                     help="how long to wait for the arena to accept the connection")
     args = ap.parse_args(argv)
+    if not 0 < args.connect_timeout <= 86_400:  # also rejects nan and inf
+        ap.error("--connect-timeout must be a number of seconds in (0, 86400]")
     if not args.arena:
         ap.error("the arena address is required: --arena HOST:PORT (or set ARENA_ADDRESS)")
     if not args.token:
@@ -185,6 +187,8 @@ class _Session:
             log.warning("decide took %.0f ms on request %d (time allowed %d ms)", ms, rid,
                         req.time_ms)
         try:
+            if isinstance(action, bool):
+                raise TypeError("a bool is not an action code")
             text = action_to_text(operator.index(action))
         except (TypeError, ConversionError):
             log.error("decide returned %r, not an action code", action)
@@ -241,11 +245,19 @@ def _serve(player: Player, args: argparse.Namespace) -> int:
         for sig in (signal.SIGTERM, signal.SIGINT):
             restore[sig] = signal.signal(sig, on_signal)
     try:
-        try:
-            grpc.channel_ready_future(channel).result(timeout=args.connect_timeout)
-        except grpc.FutureTimeoutError:
-            if stopping.is_set():
-                return EXIT_OK
+        ready = grpc.channel_ready_future(channel)
+        deadline = time.monotonic() + args.connect_timeout
+        while True:  # short waits, so that SIGTERM/SIGINT are handled promptly
+            try:
+                ready.result(timeout=min(0.2, max(0.0, deadline - time.monotonic())))
+                break
+            except grpc.FutureTimeoutError:
+                if stopping.is_set():
+                    ready.cancel()
+                    return EXIT_OK
+                if time.monotonic() >= deadline:
+                    break
+        if not ready.done() or ready.cancelled():
             log.error("cannot reach the arena at %s within %g s", args.arena,
                       args.connect_timeout)
             return EXIT_CONNECTION

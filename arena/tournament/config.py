@@ -39,10 +39,14 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+import math
+import re
+
+from pydantic import (BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr,
+                      ValidationError, field_validator, model_validator)
 
 from ..errors import UserError
-from ..rules import RulesConfig, RulesConfigError, make_config
+from ..rules import RulesConfig, RulesConfigError, config_from_options
 from ..rules.config import PRESETS
 
 
@@ -54,12 +58,24 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+#: the largest schedule a config may ask for (matches)
+MAX_MATCHES = 1_000_000
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _printable(text: str, what: str) -> str:
+    if any(ord(ch) < 32 or ord(ch) == 127 or 0x202A <= ord(ch) <= 0x202E
+           or 0x2066 <= ord(ch) <= 0x2069 for ch in text):
+        raise ValueError(f"{what} must not contain control or bidi characters")
+    return text
+
+
 class TournamentSection(_Strict):
-    name: str = "tournament"
-    preset: str = "sergeant-major"
-    seed: int | str = 1
-    deals_per_table: int = Field(1, ge=1, le=100_000)
-    concurrency: int = Field(1, ge=1, le=64)
+    name: StrictStr = "tournament"
+    preset: StrictStr = "sergeant-major"
+    seed: StrictInt | StrictStr = 1
+    deals_per_table: StrictInt = Field(1, ge=1, le=100_000)
+    concurrency: StrictInt = Field(1, ge=1, le=64)
 
     @field_validator("preset")
     @classmethod
@@ -70,19 +86,19 @@ class TournamentSection(_Strict):
 
 
 class TimeSection(_Strict):
-    per_decision_ms: int = Field(1000, ge=1, le=3_600_000)
-    grace_ms: int = Field(250, ge=0, le=600_000)
-    bank_ms: int = Field(0, ge=0, le=36_000_000)
+    per_decision_ms: StrictInt = Field(1000, ge=1, le=3_600_000)
+    grace_ms: StrictInt = Field(250, ge=0, le=600_000)
+    bank_ms: StrictInt = Field(0, ge=0, le=36_000_000)
 
 
 class FaultSection(_Strict):
-    max_faults: int = Field(3, ge=1)
-    max_crashes: int = Field(3, ge=0)
-    register_timeout_s: float = Field(20.0, gt=0, le=3600)
+    max_faults: StrictInt = Field(3, ge=1, le=100_000)
+    max_crashes: StrictInt = Field(3, ge=0, le=100_000)
+    register_timeout_s: StrictInt | StrictFloat = Field(20.0, gt=0, le=3600)
 
 
 class ServerSection(_Strict):
-    bind: str = "127.0.0.1:0"
+    bind: StrictStr = "127.0.0.1:0"
 
     @field_validator("bind")
     @classmethod
@@ -94,15 +110,34 @@ class ServerSection(_Strict):
 
 
 class BotEntry(_Strict):
-    name: str = Field(min_length=1, max_length=64)
-    command: list[str] | None = None
-    env: dict[str, str] = Field(default_factory=dict)
-    cwd: str | None = None
-    remote: bool = False
-    token: str | None = None
+    name: StrictStr = Field(min_length=1, max_length=64)
+    command: list[StrictStr] | None = None
+    env: dict[StrictStr, StrictStr] = Field(default_factory=dict)
+    cwd: StrictStr | None = None
+    remote: StrictBool = False
+    token: StrictStr | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _clean_name(cls, v: str) -> str:
+        if v != v.strip() or not v.strip():
+            raise ValueError("a bot name must not be blank or start/end with spaces")
+        return _printable(v, "a bot name")
+
+    @field_validator("env")
+    @classmethod
+    def _env_names(cls, v: dict[str, str]) -> dict[str, str]:
+        for key, val in v.items():
+            if not _ENV_NAME.match(key):
+                raise ValueError(f"{key!r} is not an environment variable name")
+            if "\0" in val:
+                raise ValueError(f"the value of {key} contains a NUL character")
+        return v
 
     @model_validator(mode="after")
     def _command_or_remote(self) -> BotEntry:
+        if any("\0" in a for a in (self.command or [])) or "\0" in (self.cwd or ""):
+            raise ValueError("the command or cwd contains a NUL character")
         if self.remote:
             if self.command:
                 raise ValueError("a remote bot has a token, not a command")
@@ -110,6 +145,8 @@ class BotEntry(_Strict):
                 raise ValueError("a remote bot needs a token")
         elif not self.command:
             raise ValueError("needs a command (an argument list) or remote = true with a token")
+        elif self.token is not None:
+            raise ValueError("token is only for remote bots (started bots get a fresh one)")
         return self
 
 
@@ -128,9 +165,19 @@ class TournamentConfig(_Strict):
         names = [b.name for b in self.bots]
         if len(names) < 3:
             raise ValueError(f"a tournament needs at least 3 bots, got {len(names)}")
-        dup = sorted({n for n in names if names.count(n) > 1})
+        folded = [n.casefold() for n in names]
+        dup = sorted({n for n in names if folded.count(n.casefold()) > 1})
         if dup:
-            raise ValueError(f"bot names must be unique; repeated: {', '.join(dup)}")
+            raise ValueError(f"bot names must be unique (ignoring case); repeated: "
+                             f"{', '.join(dup)}")
+        tokens = [b.token for b in self.bots if b.remote]
+        if len(set(tokens)) != len(tokens):
+            raise ValueError("each remote bot needs its own token")
+        n = len(names)
+        matches = n * (n - 1) * (n - 2) // 6 * self.tournament.deals_per_table * 6
+        if matches > MAX_MATCHES:
+            raise ValueError(f"the schedule would have {matches:,} matches (more than "
+                             f"{MAX_MATCHES:,}); use fewer bots or deals_per_table")
         try:
             self.rules_config()
         except RulesConfigError as exc:
@@ -143,7 +190,7 @@ class TournamentConfig(_Strict):
         Raises:
             RulesConfigError: unknown or invalid option.
         """
-        return make_config(self.tournament.preset, **self.rules)
+        return config_from_options(self.tournament.preset, self.rules)
 
     def fingerprint(self) -> str:
         """SHA-256 of what determines the schedule and the games (not concurrency, binding or
@@ -156,9 +203,14 @@ class TournamentConfig(_Strict):
         return hashlib.sha256(json.dumps(core, sort_keys=True).encode()).hexdigest()
 
 
+_UNION_TAGS = {"int", "str", "float", "bool", "list[str]", "dict[str,str]", "function-after"}
+
+
 def _loc(loc: tuple[Any, ...], data: dict[str, Any]) -> str:
     parts = []
     for p in loc:
+        if isinstance(p, str) and (p in _UNION_TAGS or p.startswith("function-")):
+            continue  # pydantic's tag for one branch of a union type
         if isinstance(p, int):
             parts[-1:] = [f"{parts[-1] if parts else ''}[{p}]"]
         else:
@@ -181,7 +233,9 @@ def parse_config(text: str, source: str = "<config>") -> TournamentConfig:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+        bom = " (the file starts with a byte-order mark; save it as UTF-8 without BOM)" \
+            if text.startswith("\ufeff") else ""
+        raise ConfigError(f"{source}: not valid TOML: {exc}{bom}") from None
     try:
         return TournamentConfig.model_validate(data)
     except ValidationError as exc:
@@ -189,6 +243,12 @@ def parse_config(text: str, source: str = "<config>") -> TournamentConfig:
         first = errs[0]
         where = _loc(tuple(first["loc"]), data)
         msg = first["msg"].removeprefix("Value error, ")
+        same_field = [e for e in errs if _loc(tuple(e["loc"]), data) == where]
+        if len(same_field) > 1:  # a union type: every branch failed
+            msg = "expected " + " or ".join(
+                e["msg"].removeprefix("Input should be ").removeprefix("a valid ")
+                for e in same_field)
+            errs = [e for e in errs if e not in same_field[1:]]
         if first["type"] == "extra_forbidden":
             msg = "unknown field (check the spelling)"
         more = f" (and {len(errs) - 1} more problem{'s' if len(errs) > 2 else ''})" if len(errs) > 1 else ""

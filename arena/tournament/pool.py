@@ -33,6 +33,20 @@ from .config import BotEntry
 
 log = logging.getLogger("arena.tournament")
 
+#: process-group ids of every live bot process this arena started (any pool)
+LIVE_GROUPS: set[int] = set()
+
+
+def kill_all_now() -> None:
+    """SIGKILL every bot process group still alive, synchronously. The last line of defence
+    against orphans when asynchronous cleanup was itself interrupted (a second Ctrl-C)."""
+    for pgid in list(LIVE_GROUPS):
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        LIVE_GROUPS.discard(pgid)
+
 
 class UnavailableBot(Bot):
     """Stands in for a bot that could not be started or is disqualified: never asked, so the
@@ -70,8 +84,13 @@ class _BotState:
 
 
 def safe_filename(name: str) -> str:
-    """A file-name-safe form of a bot name (other characters become ``_``)."""
-    return re.sub(r"[^A-Za-z0-9._-]", "_", name)[:80] or "bot"
+    """A file-name-safe form of a bot name: other characters become ``_`` and, when any did,
+    a short hash of the name keeps names such as ``a/b`` and ``a_b`` apart."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", name)[:80].lstrip(".") or "bot"
+    if safe != name:
+        import hashlib
+        safe += "-" + hashlib.sha256(name.encode()).hexdigest()[:8]
+    return safe
 
 
 def last_log_line(path: Path, limit: int = 200) -> str:
@@ -162,7 +181,8 @@ class BotPool:
         is restarted before its next match."""
         st = self.bots[name]
         if inst is not None and not inst.bot.alive:
-            self._crash(st, f"bot {name!r} disconnected or crashed (log: {self.log_path(name)})")
+            where = "" if st.entry.remote else f" (log: {self.log_path(name)})"
+            self._crash(st, f"bot {name!r} disconnected or crashed{where}")
             await self._discard(inst)
             inst = None
         elif (inst is not None and forfeit is not None and "timeout" in forfeit
@@ -189,7 +209,9 @@ class BotPool:
             try:
                 bot = await self.server.wait_for_bot(e.token, self.register_timeout_s)
             except Exception as exc:  # noqa: BLE001 - the server's typed timeout / token errors
-                return None, f"remote bot did not connect: {exc}"
+                reason = f"remote bot {e.name!r} did not connect: {exc}"
+                self._crash(st, reason)
+                return None, reason
             return Instance(bot), ""
         st.started += 1
         token = secrets.token_hex(16)
@@ -212,6 +234,7 @@ class BotPool:
             self._crash(st, reason)
             return None, reason
         self.procs.add(proc)
+        LIVE_GROUPS.add(proc.pid)
         reg = asyncio.ensure_future(self.server.wait_for_bot(token, self.register_timeout_s))
         died = asyncio.ensure_future(proc.wait())
         await asyncio.wait({reg, died}, return_when=asyncio.FIRST_COMPLETED)
@@ -247,6 +270,14 @@ class BotPool:
 
 async def terminate(proc: asyncio.subprocess.Process, grace_s: float = 2.0) -> None:
     """SIGTERM the process group, wait up to ``grace_s``, then SIGKILL it."""
+    try:
+        await _terminate(proc, grace_s)
+    finally:
+        if proc.returncode is not None:
+            LIVE_GROUPS.discard(proc.pid)
+
+
+async def _terminate(proc: asyncio.subprocess.Process, grace_s: float) -> None:
     for sig in (signal.SIGTERM, signal.SIGKILL):
         try:
             os.killpg(proc.pid, sig)

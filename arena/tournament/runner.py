@@ -159,9 +159,10 @@ async def run_tournament(cfg: TournamentConfig, out: Path, *, progress: bool = T
             port = await server.start()
             address = server_address(cfg.server.bind, port)
             remote = [b.name for b in cfg.bots if b.remote]
-            if remote:
-                prog.message(f"arena listening on {address}; remote bots ({', '.join(remote)}) "
-                             f"join with --arena {address} --token <their token>")
+            if remote:  # shown even with --quiet: remote bots need the address
+                print(f"arena listening on {address}; remote bots ({', '.join(remote)}) join "
+                      f"with --arena {address} --token <their token>", file=sys.stderr,
+                      flush=True)
             pool = BotPool(server, cfg.bots, address, out / "logs",
                            slots=cfg.tournament.concurrency,
                            register_timeout_s=cfg.faults.register_timeout_s,
@@ -190,12 +191,19 @@ async def run_tournament(cfg: TournamentConfig, out: Path, *, progress: bool = T
             finally:
                 prog.close()
                 disqualified = pool.disqualifications
-                await pool.close()
-                await server.stop()
+                # shielded: a cancellation arriving now must not cut the bots' shutdown short
+                await asyncio.shield(_shutdown(pool, server))
         standings = compute_standings(store.results(), names)
     write_standings(out, standings)
     return TournamentOutcome(played, scheduled, scheduled - len(pending), standings, out,
                              prog.faults, tuple(disqualified))
+
+
+async def _shutdown(pool: BotPool, server) -> None:  # noqa: ANN001 - ArenaServer
+    try:
+        await pool.close()
+    finally:
+        await server.stop()
 
 
 async def _play_one(cfg: TournamentConfig, rules, m: ScheduledMatch,  # noqa: ANN001

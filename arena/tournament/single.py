@@ -8,6 +8,8 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from ..match import MatchResult, MatchSpec, run_match
 from ..rules import RulesConfig
 from .config import BotEntry
@@ -26,7 +28,7 @@ def bot_names(commands: Sequence[str]) -> list[str]:
         if base is None:
             base = next((Path(a).stem for a in argv[1:] if not a.startswith("-")),
                         Path(argv[0]).stem if argv else "bot")
-        base = base.rsplit(".", 1)[-1] or "bot"
+        base = (base.rsplit(".", 1)[-1] or "bot")[:60]
         name, k = base, 2
         while name in names:
             name, k = f"{base}-{k}", k + 1
@@ -45,7 +47,11 @@ def entries(commands: Sequence[str]) -> list[BotEntry]:
         argv = shlex.split(cmd)
         if not argv:
             raise ValueError("an empty bot command")
-        out.append(BotEntry(name=name, command=argv))
+        try:
+            out.append(BotEntry(name=name, command=argv))
+        except ValidationError as exc:
+            problem = exc.errors()[0]["msg"].removeprefix("Value error, ")
+            raise ValueError(f"bot command {cmd!r}: {problem}") from None
     return out
 
 

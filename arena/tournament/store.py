@@ -70,9 +70,17 @@ class Store:
         StoreError: the file is not a readable SQLite database.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = Path(path)
         try:
+            if readonly:
+                self.db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
+                                          isolation_level=None)
+                tables = {r[0] for r in self.db.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table'")}
+                if not {"meta", "schedule", "results"} <= tables:
+                    raise StoreError(f"{self.path}: not a 358 Arena results store")
+                return
             self.db = sqlite3.connect(self.path, isolation_level=None)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
@@ -153,9 +161,12 @@ class Store:
             "r.scores, r.faults, r.forfeited, r.forfeit_reasons, r.end_reason, r.hands, "
             "r.decisions, r.think_ms, r.record FROM results r JOIN schedule s USING (match_id) "
             "ORDER BY s.deal_idx, s.table_idx, s.seating_idx").fetchall()
-        return [ResultRow(r[0], r[1], (r[2], r[3], r[4]), r[5], *(tuple(json.loads(x))
-                          for x in r[6:11]), r[11], r[12], tuple(json.loads(r[13])),
-                          tuple(json.loads(r[14])), r[15]) for r in rows]
+        try:
+            return [ResultRow(r[0], r[1], (r[2], r[3], r[4]), r[5], *(tuple(json.loads(x))
+                              for x in r[6:11]), r[11], r[12], tuple(json.loads(r[13])),
+                              tuple(json.loads(r[14])), r[15]) for r in rows]
+        except (ValueError, TypeError) as exc:
+            raise StoreError(f"{self.path}: a stored result is damaged ({exc})") from None
 
 
 def open_existing(directory: str | Path) -> Store:
@@ -167,4 +178,4 @@ def open_existing(directory: str | Path) -> Store:
     path = Path(directory) / "results.sqlite"
     if not path.is_file():
         raise StoreError(f"{directory}: no tournament results here (missing results.sqlite)")
-    return Store(path)
+    return Store(path, readonly=True)

@@ -25,7 +25,25 @@ CASES = [
      "tournament.preset: unknown preset 'bridge'; valid presets: sergeant-major"),
     (GOOD + "[rules]\nhand_cap = 0\n", "[rules] invalid value 0 for rule option 'hand_cap'"),
     (GOOD + "[rules]\ntrumps = true\n", "[rules] unknown rule option 'trumps'"),
-    (GOOD.replace('name = "b"', 'name = "a"'), "bot names must be unique; repeated: a"),
+    (GOOD.replace('name = "b"', 'name = "a"'), "bot names must be unique (ignoring case); "
+     "repeated: a"),
+    (GOOD.replace('name = "b"', 'name = "A"'), "repeated: A, a"),
+    (GOOD + '[rules]\npreset = "blato"\n', "[rules] unknown rule option 'preset' (the preset"),
+    (GOOD + "[rules]\nbase = 1\n", "[rules] unknown rule option 'base'"),
+    (GOOD + "[rules]\ndeck = 52.0\n", "invalid value 52.0 for rule option 'deck'"),
+    (GOOD + "[rules]\nhand_cap = 3000000000\n", "an integer from 1 to 10000"),
+    (GOOD.replace("seed = 1", "seed = 1.5"), "tournament.seed: expected integer or string"),
+    (GOOD.replace("seed = 1", 'concurrency = "2"'), "tournament.concurrency: Input should be"),
+    (GOOD.replace('name = "c"\ncommand = ["x"]', 'name = "c"\ncommand = ["x"]\n'
+                  'env = { "A=B" = "1" }'), "bots[2].env (bot 'c'): 'A=B' is not an environment"),
+    (GOOD.replace('name = "c"', 'name = "c\\u001b[31m"'), "control or bidi characters"),
+    (GOOD.replace('name = "c"\ncommand = ["x"]', 'name = "c"\ncommand = ["x"]\ntoken = "t"'),
+     "token is only for remote bots"),
+    (GOOD + '[[bots]]\nname = "d"\nremote = true\ntoken = "t"\n'
+     '[[bots]]\nname = "e"\nremote = true\ntoken = "t"\n', "each remote bot needs its own token"),
+    (GOOD.replace("seed = 1", "seed = 1\ndeals_per_table = 100000") + "".join(
+        f'[[bots]]\nname = "x{i}"\ncommand = ["x"]\n' for i in range(3)),
+     "the schedule would have 12,000,000 matches"),
     (GOOD.split('[[bots]]\nname = "c"')[0], "a tournament needs at least 3 bots, got 2"),
     (GOOD + '[[bots]]\nname = "d"\n', "bots[3] (bot 'd'): needs a command"),
     (GOOD + '[[bots]]\nname = "d"\nremote = true\n', "bots[3] (bot 'd'): a remote bot needs a token"),

@@ -1,0 +1,67 @@
+"""Signal handling shared by long-running commands (``arena run``, ``arena play``).
+
+The first SIGINT, SIGTERM or SIGHUP cancels the running coroutine, so its ``finally`` blocks end
+every bot process and close the store; later signals are ignored while that bounded cleanup runs
+(bots get SIGTERM, then SIGKILL after 2 s). :func:`kill_all_now` runs afterwards regardless, so
+no bot process outlives the arena even if cleanup was cut short.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+from ..tournament.pool import kill_all_now
+
+T = TypeVar("T")
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class Interrupted(Exception):
+    """The command was stopped by a signal; ``code`` is the conventional exit status."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.code = 128 + signum
+
+
+async def _guarded(coro: Coroutine[Any, Any, T]) -> T:
+    task = asyncio.ensure_future(coro)
+    loop = asyncio.get_running_loop()
+    caught: list[int] = []
+
+    def on_signal(signum: int) -> None:
+        if not caught:
+            caught.append(signum)
+            print(f"arena: {signal.Signals(signum).name}: stopping the bots ...",
+                  file=sys.stderr, flush=True)
+            task.cancel()
+
+    for sig in SIGNALS:
+        loop.add_signal_handler(sig, on_signal, sig)
+    try:
+        return await task
+    except asyncio.CancelledError:
+        if caught:
+            raise Interrupted(caught[0]) from None
+        raise
+    finally:
+        for sig in SIGNALS:
+            loop.remove_signal_handler(sig)
+            if caught:  # stopping already: further signals must not cut the exit short
+                signal.signal(sig, signal.SIG_IGN)
+
+
+def run_guarded(coro: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run(coro)`` with the signal policy above.
+
+    Raises:
+        Interrupted: a signal stopped it (after cleanup).
+    """
+    try:
+        return asyncio.run(_guarded(coro))
+    finally:
+        kill_all_now()
