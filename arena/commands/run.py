@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import fcntl
-import os
 import sqlite3
 import sys
 from pathlib import Path
 
 from ..errors import UserError
-from ._signals import Interrupted, run_guarded
-
 from ..tournament.config import load_config
 from ..tournament.standings import format_standings
+from ._signals import Interrupted, run_guarded
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -27,27 +24,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def lock_out_dir(out: Path) -> int:
-    """Create ``out`` and hold an exclusive lock on ``out/.arena.lock`` (released when the
-    process exits), so two arenas never write the same tournament.
-
-    Raises:
-        UserError: the directory cannot be created or another arena holds the lock.
-    """
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        fd = os.open(out / ".arena.lock", os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as exc:
-        raise UserError(f"cannot use output directory {out}: {exc.strerror or exc}") from None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        raise UserError(f"another arena is running on {out}; wait for it or use another "
-                        "--out directory") from None
-    return fd
-
-
 def run(args: argparse.Namespace) -> int:
     """Run the tournament and print the standings; exit 0, 2 on a user mistake, 128+N when
     stopped by signal N."""
@@ -55,7 +31,6 @@ def run(args: argparse.Namespace) -> int:
     from ..tournament.runner import run_tournament
     cfg = load_config(args.config)
     out = Path(args.out) if args.out else Path("runs") / Path(args.config).stem
-    fd = lock_out_dir(out)
     try:
         outcome = run_guarded(run_tournament(cfg, out, progress=not args.quiet))
     except Interrupted as exc:
@@ -69,8 +44,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UserError(f"{out}: {exc.strerror or exc}: {exc.filename or ''}; rerun to "
                         "resume once fixed") from None
-    finally:
-        os.close(fd)
+
     print(format_standings(outcome.standings, "text"), end="")
     for line in outcome.disqualifications:
         print(f"arena: warning: bot {line}", file=sys.stderr)

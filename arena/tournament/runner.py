@@ -15,16 +15,18 @@ SIGTERM into cancellation, which runs the ``finally`` blocks here).
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import UserError
 from ..match import MatchResult, MatchSpec, run_match
 from ..records import record_from_result, write_record
+from ..records.codec import atomic_write_bytes
 from .config import TournamentConfig
 from .pool import BotPool
 from .schedule import ScheduledMatch, make_schedule
@@ -53,19 +55,25 @@ def server_address(bind: str, port: int) -> str:
     return f"{host}:{port}"
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temp file in the same directory and ``os.replace``."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+def lock_out_dir(out: Path) -> int:
+    """Create ``out`` and hold an exclusive lock on ``out/.arena.lock`` (released when the
+    process exits), so two arenas never write the same tournament.
+
+    Raises:
+        OutDirError: the directory cannot be created or another arena holds the lock.
+    """
     try:
-        os.fchmod(fd, 0o644)  # mkstemp makes 0600; these are ordinary report files
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        out.mkdir(parents=True, exist_ok=True)
+        fd = os.open(out / ".arena.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise OutDirError(f"cannot use output directory {out}: {exc.strerror or exc}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise OutDirError(f"another arena is running on {out}; wait for it or use another "
+                          "--out directory") from None
+    return fd
 
 
 def result_row(m: ScheduledMatch, result: MatchResult, record: str) -> ResultRow:
@@ -79,8 +87,21 @@ def result_row(m: ScheduledMatch, result: MatchResult, record: str) -> ResultRow
 
 def write_standings(out: Path, st: Standings) -> None:
     """standings.md / .csv / .json in ``out`` (atomic each)."""
-    for fmt, ext in (("md", "md"), ("csv", "csv"), ("json", "json")):
-        atomic_write_text(out / f"standings.{ext}", format_standings(st, fmt))
+    for fmt in ("md", "csv", "json"):
+        atomic_write_bytes(out / f"standings.{fmt}", format_standings(st, fmt).encode("utf-8"))
+
+
+def sweep_temp_files(out: Path) -> int:
+    """Remove temp files a killed arena left behind (``.<name>.<random>.tmp`` beside records
+    and standings; the real files are only ever replaced whole). Returns how many."""
+    stale = list((out / "records").glob(".*.tmp")) + list(out.glob(".standings.*.tmp"))
+    for p in stale:
+        p.unlink(missing_ok=True)
+    return len(stale)
+
+
+class OutDirError(UserError):
+    """The output directory cannot be used (not creatable, or another arena holds it)."""
 
 
 class _Progress:
@@ -137,12 +158,23 @@ async def run_tournament(cfg: TournamentConfig, out: Path, *, progress: bool = T
         on_match: called after each match is stored (tests use it to interrupt).
 
     Raises:
+        OutDirError: ``out`` cannot be created or another arena runs on it.
         StoreError: ``out`` holds another tournament. ServerStartError: cannot bind.
     """
     from ..protocol.server import ArenaServer
-    out.mkdir(parents=True, exist_ok=True)
+    lock = lock_out_dir(out)
+    try:
+        return await _run_locked(cfg, out, progress, on_match, ArenaServer)
+    finally:
+        os.close(lock)   # releases the lock
+
+
+async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
+                      on_match: Callable[[ScheduledMatch], None] | None,
+                      ArenaServer) -> TournamentOutcome:  # noqa: ANN001, N803 - the class
     (out / "records").mkdir(exist_ok=True)
     (out / "logs").mkdir(exist_ok=True)
+    sweep_temp_files(out)  # we hold the directory's lock: no other writer
     names = [b.name for b in cfg.bots]
     rules = cfg.rules_config()
     with Store(out / "results.sqlite") as store:
