@@ -28,7 +28,7 @@ from ..rules.actions import action_str, parse_action
 from ..rules.cards import SUITS, card_str, parse_card
 from ..rules.errors import RulesError
 from ..rules.exchange import ExchangeEvent
-from ..rules.state import TrickRecord
+from ..rules.history import TrickRecord
 from ..rules.view import ExchangeStatus, View
 from ._gen.threefiveeight.v1 import arena_pb2 as pb
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ..rules import Decision, Deal, ExchangeEvent, MatchState, RulesConfig, TrickRecord
 from ..rules.cards import cards_of
-from ..rules.state import HandSummary
+from ..rules.history import HandSummary
 from ..rules.view import View
 
 

@@ -17,7 +17,8 @@ from .deal import Deal, derive_seed, seeded_deal
 from .errors import (CardParseError, DealError, IllegalActionError, RulesConfigError,
                      RulesError)
 from .exchange import ExchangeEvent
-from .state import HandSummary, MatchState, TrickRecord
+from .history import HandSummary, TrickRecord
+from .state import MatchState
 
 __all__ = [
     "CONTRACT_BASE", "MISERE", "NO_TRUMP", "STOP", "Decision", "action_str", "contract_action",

@@ -25,7 +25,8 @@ from . import exchange as xchg
 from .actions import Decision
 from .cards import mask_of, parse_card
 from .errors import RulesError
-from .state import MatchState, hand_steps
+from .history import hand_steps
+from .state import MatchState
 from .tricks import F1, F2, F3, FOLLOW_CODES
 from .view import View
 

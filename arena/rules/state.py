@@ -17,7 +17,6 @@ The exchange logic lives in :mod:`arena.rules.exchange`, views in :mod:`arena.ru
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 
 from . import exchange as xchg
 from . import scoring
@@ -26,52 +25,12 @@ from .cards import cards_of, mask_of
 from .config import RulesConfig
 from .deal import Deal, seeded_deal
 from .errors import IllegalActionError
+from .history import HandSummary, TrickRecord, hand_steps
 from .tricks import F1, FOLLOW_CODES, legal_play_mask, trick_winner
 
 _PLAY = Decision.PLAY
 
 DealSource = Mapping[int, Deal] | Callable[[int], Deal | None] | None
-
-
-@dataclass(frozen=True, slots=True)
-class TrickRecord:
-    """A completed trick: ``leader`` seat, ``cards`` as ``(seat, card)`` in play order, ``winner``."""
-
-    leader: int
-    cards: tuple[tuple[int, int], ...]
-    winner: int
-
-
-def hand_steps(cfg: RulesConfig) -> list[str]:
-    """The steps of a hand in order (RULES.md 7): ``exchange``, ``kitty`` (taken),
-    ``contract``, ``discard``, ``play``; steps that do not apply are skipped when run."""
-    if cfg.declarer_view == "kitty":
-        return ["exchange", "kitty", "contract", "discard", "play"]
-    if cfg.exchange_timing == "before-contract":
-        return ["exchange", "contract", "kitty", "discard", "play"]
-    return ["contract", "exchange", "kitty", "discard", "play"]
-
-
-@dataclass(frozen=True, slots=True)
-class HandSummary:
-    """A completed hand, kept in ``MatchState.completed_hands`` (for records and replay).
-
-    Per-seat tuples are indexed by seat; ``contract`` as in :class:`MatchState`.
-    """
-
-    hand_number: int
-    dealer: int
-    declarer: int
-    roles: tuple[int, int, int]
-    targets: tuple[int, int, int]
-    limits: tuple[int, int, int]
-    contract: int
-    kitty: tuple[int, ...]
-    discards: tuple[int, ...]
-    events: tuple  # tuple[ExchangeEvent, ...]
-    tricks: tuple[TrickRecord, ...]
-    tricks_won: tuple[int, int, int]
-    points: tuple[int, int, int]
 
 
 class MatchState:

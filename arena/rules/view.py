@@ -18,7 +18,7 @@ from .actions import Decision
 from .cards import cards_of
 from .config import RulesConfig
 from .exchange import ExchangeEvent
-from .state import TrickRecord
+from .history import TrickRecord
 
 if TYPE_CHECKING:
     from .state import MatchState

@@ -1,0 +1,49 @@
+"""What a match keeps of its past: completed tricks and hand summaries, and the order of a
+hand's steps (RULES.md 7). Pure data, shared by the state machine, views and records."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .config import RulesConfig
+
+
+@dataclass(frozen=True, slots=True)
+class TrickRecord:
+    """A completed trick: ``leader`` seat, ``cards`` as ``(seat, card)`` in play order, ``winner``."""
+
+    leader: int
+    cards: tuple[tuple[int, int], ...]
+    winner: int
+
+
+def hand_steps(cfg: RulesConfig) -> list[str]:
+    """The steps of a hand in order (RULES.md 7): ``exchange``, ``kitty`` (taken),
+    ``contract``, ``discard``, ``play``; steps that do not apply are skipped when run."""
+    if cfg.declarer_view == "kitty":
+        return ["exchange", "kitty", "contract", "discard", "play"]
+    if cfg.exchange_timing == "before-contract":
+        return ["exchange", "contract", "kitty", "discard", "play"]
+    return ["contract", "exchange", "kitty", "discard", "play"]
+
+
+@dataclass(frozen=True, slots=True)
+class HandSummary:
+    """A completed hand, kept in ``MatchState.completed_hands`` (for records and replay).
+
+    Per-seat tuples are indexed by seat; ``contract`` as in :class:`MatchState`.
+    """
+
+    hand_number: int
+    dealer: int
+    declarer: int
+    roles: tuple[int, int, int]
+    targets: tuple[int, int, int]
+    limits: tuple[int, int, int]
+    contract: int
+    kitty: tuple[int, ...]
+    discards: tuple[int, ...]
+    events: tuple  # tuple[ExchangeEvent, ...]
+    tricks: tuple[TrickRecord, ...]
+    tricks_won: tuple[int, int, int]
+    points: tuple[int, int, int]
