@@ -1,7 +1,9 @@
 """RandomBot: a seeded bot that picks uniformly among the legal actions.
 
 The baseline of the strength benchmark (``bench/strength.py``) and a smoke-test opponent. With the
-same seed and the same sequence of views it makes the same choices.
+same seed and the same sequence of views it makes the same choices. With a seed, each match
+restarts the RNG from (seed, match id, seat), so a tournament's games do not depend on which
+bot process happened to play which match.
 
 Run against an arena: ``python -m sample_bots.random_bot --arena HOST:PORT --token T --seed 7``.
 """
@@ -13,7 +15,7 @@ import random
 import sys
 
 from arena.rules.view import View
-from arena.sdk import Player, run
+from arena.sdk import MatchInfo, Player, run
 
 
 class RandomBot(Player):
@@ -27,6 +29,11 @@ class RandomBot(Player):
         self.seed = seed
         self._rng = random.Random(seed)
 
+    def on_match_start(self, info: MatchInfo) -> None:
+        """Reseed from (seed, match id, seat) when seeded: reproducible per match."""
+        if self.seed is not None:
+            self._rng = random.Random(f"{self.seed}/{info.match_id}/{info.seat}")
+
     def decide(self, view: View) -> int:
         """A legal action drawn uniformly (the only one when there is one)."""
         legal = view.legal_actions
@@ -39,7 +46,8 @@ def main(argv: list[str] | None = None) -> None:
     """Command-line entry: ``--seed N`` (default: random) plus the SDK's ``--arena``,
     ``--token`` and ``--name``, passed on to ``arena.sdk.run``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], add_help=False)
-    parser.add_argument("--seed", type=int, default=None, help="seed of the bot's RNG")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seed of the bot's RNG (with a seed, games are reproducible)")
     args, rest = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
     run(RandomBot(seed=args.seed), rest)
 

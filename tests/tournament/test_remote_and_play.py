@@ -65,3 +65,20 @@ def test_arena_play_bad_option_is_one_line(capsys):
 
 def test_config_text_helper_is_valid():
     assert config_text(None, tag="x").count("[[bots]]") == 3
+
+
+def test_seeded_bots_give_the_same_tournament_twice(tmp_path):
+    from arena.tournament.config import parse_config
+    from arena.tournament.store import open_existing
+    from .helpers import bot_block
+    tag = new_tag()
+    text = config_text(None, tag=tag, bots=0, hand_cap=2, concurrency=2) + "".join(
+        bot_block(f"r{i}", ["{python}", "-m", "sample_bots.random_bot", "--seed", str(i)], tag)
+        for i in range(4))
+    results = []
+    for run in ("a", "b"):
+        asyncio.run(run_tournament(parse_config(text), tmp_path / run, progress=False))
+        with open_existing(tmp_path / run) as store:
+            results.append([(r.match_id, r.placings, r.scores) for r in store.results()])
+    assert len(results[0]) == 24 and results[0] == results[1]
+    assert wait_no_processes(tag) == []
