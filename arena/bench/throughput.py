@@ -139,7 +139,7 @@ async def arena_rate(min_decisions: int) -> tuple[float, int]:
     try:
         leased = await pool.acquire([e.name for e in entries])
         bots = [b for _, _, b in leased]
-        cfg = make_config("sergeant-major", hand_cap=2)
+        cfg = make_config("sergeant-major")   # full-length matches (up to 10 hands)
         await run_match(MatchSpec("warmup", cfg, seed=0), bots)
         decisions = 0
         seconds = 0.0

@@ -66,12 +66,19 @@ def action_to_text(action: int) -> str:
         raise ConversionError(f"not an action code: {action!r}") from exc
 
 
+_ACTION_CODE = {action_str(c): c for c in (
+    list(range(52)) + list(range(60, 66)) + list(range(70, 82)) + [99] + list(range(100, 256)))}
+
+
 def action_from_text(text: str) -> int:
     """Action code of a text form (case-insensitive; ``arena.rules.parse_action``).
 
     Raises:
         ConversionError: when the text is not an action; the message shows the forms.
     """
+    code = _ACTION_CODE.get(text)  # the canonical spelling: no parsing
+    if code is not None:
+        return code
     try:
         return parse_action(text)
     except (RulesError, AttributeError) as exc:
@@ -294,6 +301,22 @@ def view_from_proto(msg: pb.View, cfg: RulesConfig) -> View:
         raise ConversionError(f"bad View message: {exc}") from exc
 
 
+_TRICK_FROM: dict[bytes, TrickRecord] = {}
+
+
+def _trick_from_proto(t: pb.Trick) -> TrickRecord:
+    """``TrickRecord`` of a ``Trick`` message, cached by its bytes (a bot gets each past
+    trick again in every later view of the hand); cleared past ``_TRICK_CACHE_MAX``."""
+    key = t.SerializeToString()
+    rec = _TRICK_FROM.get(key)
+    if rec is None:
+        if len(_TRICK_FROM) >= _TRICK_CACHE_MAX:
+            _TRICK_FROM.clear()
+        rec = _TRICK_FROM[key] = TrickRecord(
+            t.leader, tuple((p.seat, _card(p.card)) for p in t.cards), t.winner)
+    return rec
+
+
 def _view_from_proto(m: pb.View, cfg: RulesConfig) -> View:
     if m.decision != 0 and m.decision not in _DECISION_FROM_PB:
         raise ConversionError(f"View field 'decision': unknown value {m.decision}")
@@ -310,8 +333,7 @@ def _view_from_proto(m: pb.View, cfg: RulesConfig) -> View:
         hidden_own=m.hidden_own, kitty=_cards(m.kitty) if m.kitty_visible else None,
         kitty_taken=m.kitty_taken, discards=_cards(m.discards), discard_count=m.discard_count,
         trick=tuple((p.seat, _card(p.card)) for p in m.trick), leader=_opt(m, "leader"),
-        tricks=tuple(TrickRecord(t.leader, tuple((p.seat, _card(p.card)) for p in t.cards),
-                                 t.winner) for t in m.tricks),
+        tricks=tuple(_trick_from_proto(t) for t in m.tricks),
         tricks_won=_triple(m.tricks_won, "tricks_won"),
         exchange_events=tuple(_event_from_proto(e) for e in m.exchange_events),
         exchange=_status_from_proto(m.exchange) if m.HasField("exchange") else None,
