@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 from ..errors import UserError
@@ -72,14 +74,20 @@ def run(args: argparse.Namespace) -> int:
     seed: int | str = int(args.seed) if args.seed.lstrip("-").isdigit() else args.seed
     print(f"playing one {rules.preset} match, {args.time_ms} ms per decision "
           f"(output comes when it ends) ...", file=sys.stderr, flush=True)
+    logs = Path(tempfile.mkdtemp(prefix="arena-play-"))
     try:
         result = run_guarded(play_single(
-            rules, args.bots, seed=seed, time_ms=args.time_ms, grace_ms=args.grace_ms))
+            rules, args.bots, seed=seed, time_ms=args.time_ms, grace_ms=args.grace_ms,
+            log_dir=logs))
     except Interrupted as exc:
-        print(f"arena: stopped by {exc}", file=sys.stderr)
+        print(f"arena: stopped by {exc}; bot logs in {logs}", file=sys.stderr)
         return exc.code
     except (ValueError, ServerStartError) as exc:
         raise UserError(str(exc)) from None
+    if any(result.forfeited) or any(result.faults):
+        print(f"arena: bot logs kept in {logs}", file=sys.stderr)
+    else:
+        shutil.rmtree(logs, ignore_errors=True)
     record = record_from_result(result)
     print(render_text(record, seat=args.seat), end="")
     if args.record:

@@ -220,6 +220,7 @@ class RemoteBot(Bot):
         for pend in self._pending.values():
             if not pend.future.done():
                 pend.future.set_exception(BotFault("disconnect", f"bot {self.name!r}: {reason}"))
+                pend.future.exception()  # no "never retrieved" warning if nobody awaits it
         if not self.done.done():
             self.done.set_result(reason)
 
