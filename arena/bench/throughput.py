@@ -133,7 +133,8 @@ async def arena_rate(min_decisions: int) -> tuple[float, int]:
     port = await server.start()
     cmd = [sys.executable, "-m", "sample_bots.random_bot"]
     entries = [BotEntry(name=f"trivial-{i}", command=cmd) for i in range(3)]
-    logs = Path(tempfile.mkdtemp(prefix="arena-bench-"))
+    tmp = tempfile.TemporaryDirectory(prefix="arena-bench-")
+    logs = Path(tmp.name)
     pool = BotPool(server, entries, server_address("127.0.0.1:0", port), logs, slots=1,
                    register_timeout_s=30, max_crashes=0)
     try:
@@ -153,6 +154,7 @@ async def arena_rate(min_decisions: int) -> tuple[float, int]:
     finally:
         await pool.close()
         await server.stop()
+        tmp.cleanup()
     return decisions / seconds, decisions
 
 
