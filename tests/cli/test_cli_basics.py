@@ -28,3 +28,9 @@ def test_bench_engine_prints_figures(capsys):
 def test_bench_engine_rejects_bad_preset(capsys):
     assert main(["bench", "engine", "--preset", "x"]) == 2
     assert "unknown preset 'x'" in capsys.readouterr().err
+
+
+def test_bench_arena_prints_both_rates_and_the_ratio(capsys):
+    assert main(["bench", "arena", "--decisions", "200"]) == 0
+    out = capsys.readouterr().out
+    assert "raw gRPC bidi ping-pong" in out and "decisions/s" in out and "ratio arena / raw" in out
