@@ -11,10 +11,11 @@ from .. import __version__
 from ..match import MatchResult
 from ..rules import ExchangeEvent, SUITS, action_str, card_str, contract_name
 from ..rules.deal import seeded_deal
+from ..rules.history import HandSummary
 from .errors import RecordError
 from .models import (DecisionRecord, ExchangeRecord, HandRecord, MatchRecord, RecordHeader,
                      RecordResult, SeatInfo, SeedText, TrickRecordModel)
-from .simulate import HandFacts, deal_by_seat, facts_of
+from .simulate import deal_by_seat
 
 
 def _ms(value: float | None) -> float | None:
@@ -29,10 +30,10 @@ def exchange_record(e: ExchangeEvent) -> ExchangeRecord:
                           came_back=e.came_back)
 
 
-def hand_record(facts: HandFacts, decisions: list[DecisionRecord]) -> HandRecord:
+def hand_record(facts: HandSummary, decisions: list[DecisionRecord]) -> HandRecord:
     """Record form of one hand's engine facts plus its decisions."""
     return HandRecord(
-        hand=facts.hand, dealer=facts.dealer, declarer=facts.declarer, roles=facts.roles,
+        hand=facts.hand_number, dealer=facts.dealer, declarer=facts.declarer, roles=facts.roles,
         targets=facts.targets, limits=facts.limits,
         dealt=tuple([card_str(c) for c in h] for h in deal_by_seat(facts.deal, facts.roles)),
         kitty=[card_str(c) for c in facts.deal.kitty],
@@ -75,12 +76,7 @@ def record_from_result(result: MatchResult) -> MatchRecord:
         by_hand[log.hand].append(DecisionRecord(
             seat=log.seat, kind=log.kind, action=action_str(action), think_ms=_ms(log.think_ms),
             fault=log.fault, detail=log.detail, fallback=log.fallback, answer=log.answer))
-    scores = [0, 0, 0]
-    hands: list[HandRecord] = []
-    for summary in summaries:
-        scores = [scores[s] + summary.points[s] for s in range(3)]
-        facts = facts_of(summary, deals[summary.hand_number], tuple(scores))
-        hands.append(hand_record(facts, by_hand[summary.hand_number]))
+    hands = [hand_record(summary, by_hand[summary.hand_number]) for summary in summaries]
     seeded = all(d == seeded_deal(cfg, spec.seed, n) for n, d in deals.items())
     seats = [SeatInfo(seat=s, name=result.names[s], version=result.versions[s] or "",
                       faults=result.faults[s], forfeited=result.forfeited[s],

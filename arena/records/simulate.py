@@ -4,7 +4,7 @@ Every consumer of records (building one from a ``MatchResult``, verifying, the t
 the HTML page) walks a match the same way: :class:`Replayer` wraps a
 :class:`~arena.rules.MatchState` started with explicit deals, applies one action code per
 :meth:`Replayer.step` and reports what the action caused as a :class:`Step`: new exchange events,
-a contract, a discard, a completed trick, and at the end of a hand the :class:`HandFacts`.
+a contract, a discard, a completed trick, and at the end of a hand the :class:`HandSummary`.
 
 The engine starts the next hand inside the ``apply`` that completes a hand; the finished hand's
 facts come from the engine's own summary (``MatchState.completed_hands``, a ``HandSummary``).
@@ -20,30 +20,6 @@ from ..rules import Decision, Deal, ExchangeEvent, MatchState, RulesConfig, Tric
 from ..rules.cards import cards_of
 from ..rules.history import HandSummary
 from ..rules.view import View
-
-
-@dataclass(frozen=True, slots=True)
-class HandFacts:
-    """What the engine says about one finished hand (seats 0..2; per-seat tuples by seat).
-
-    ``contract`` is a contract index (0..3 trump suit, 4 no-trump, 5 misère); ``deal`` is the
-    deal the engine used (by role, dealing order); ``scores`` are match scores after the hand.
-    """
-
-    hand: int
-    dealer: int
-    declarer: int
-    roles: tuple[int, int, int]
-    targets: tuple[int, int, int]
-    limits: tuple[int, int, int]
-    deal: Deal
-    contract: int | None
-    events: tuple[ExchangeEvent, ...]
-    discards: tuple[int, ...]
-    tricks: tuple[TrickRecord, ...]
-    tricks_won: tuple[int, int, int]
-    points: tuple[int, int, int]
-    scores: tuple[int, int, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +60,7 @@ class Step:
     contract: int | None
     discard: int | None
     trick: tuple[int, TrickRecord] | None
-    hand_end: HandFacts | None
+    hand_end: HandSummary | None
     table: Table
 
 
@@ -123,11 +99,10 @@ class Replayer:
         st = self.state
         hand, seat, kind = st.hand_number, st.current_seat, st.decision.value
         n_events, n_tricks, n_done = len(st.events), len(st.tricks), len(st.completed_hands)
-        deal = st.deals[-1]
         st.apply(action)
         self.index += 1
         if len(st.completed_hands) > n_done:  # this action completed the hand
-            facts = facts_of(st.completed_hands[-1], deal, tuple(st.scores))
+            facts = st.completed_hands[-1]
             trick = facts.tricks[-1]
             hidden = tuple(None if self.seat not in (None, s) else () for s in range(3))
             table = Table(hidden, (0, 0, 0), trick.cards, trick.winner, facts.tricks_won,
@@ -154,17 +129,6 @@ class Replayer:
         else:
             trick, winner = tuple(zip(st.trick_seats, st.trick)), None
         return Table(hands, sizes, trick, winner, tuple(st.tricks_won), tuple(st.scores))
-
-
-def facts_of(summary: HandSummary, deal: Deal, scores: tuple[int, int, int]) -> HandFacts:
-    """Hand facts from the engine's own summary of a completed hand."""
-    return HandFacts(
-        hand=summary.hand_number, dealer=summary.dealer, declarer=summary.declarer,
-        roles=tuple(summary.roles), targets=tuple(summary.targets),
-        limits=tuple(summary.limits), deal=deal, contract=summary.contract,
-        events=tuple(summary.events), discards=tuple(summary.discards),
-        tricks=tuple(summary.tricks), tricks_won=tuple(summary.tricks_won),
-        points=tuple(summary.points), scores=scores)
 
 
 def deal_by_seat(deal: Deal, roles: tuple[int, int, int]) -> tuple[tuple[int, ...], ...]:

@@ -27,10 +27,11 @@ from ..match import FAULT_KINDS, fallback_action, placings_with_forfeits
 from ..rules import (Decision, DealError, RulesConfig, RulesError, action_str, card_str,
                      contract_name, make_config, parse_action, parse_card)
 from ..rules.deal import seeded_deal
+from ..rules.history import HandSummary
 from .build import exchange_record
 from .errors import RecordError, RecordMismatch
 from .models import HandRecord, MatchRecord
-from .simulate import HandFacts, Replayer, deal_by_seat, deal_from_seats
+from .simulate import Replayer, deal_by_seat, deal_from_seats
 
 
 def rules_of(record: MatchRecord) -> RulesConfig:
@@ -120,7 +121,7 @@ class _Verifier:
         self.same(where, "targets", st.targets, tuple(hr.targets))
         self.same(where, "limits", st.limits, tuple(hr.limits))
         self.deal(hr, where)
-        facts: HandFacts | None = None
+        facts: HandSummary | None = None
         pre_play_checked = False
         for j, d in enumerate(hr.decisions, start=1):
             dw = f"{where}, decision {j} (match decision index {index})"

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .actions import DEMAND_BASE, GIVE_BASE, STOP, Decision, demand_action, give_action
-from .cards import SUIT_MASKS, cards_of
+from .cards import cards_of, highest_in_suit
 
 if TYPE_CHECKING:
     from .state import MatchState
@@ -174,11 +174,6 @@ def _move(state: MatchState, frm: int, to: int, card: int) -> None:
     state.hands[to] |= 1 << card
 
 
-def _highest(state: MatchState, seat: int, suit: int) -> int | None:
-    m = state.hands[seat] & SUIT_MASKS[suit]
-    return m.bit_length() - 1 if m else None
-
-
 def apply(state: MatchState, action: int) -> None:
     """Apply a legal exchange action (already checked by the caller)."""
     x = state.x
@@ -186,7 +181,7 @@ def apply(state: MatchState, action: int) -> None:
     ev = state.events
     if d is Decision.EXCHANGE_DEMAND:
         down, suit = divmod(action - DEMAND_BASE, 4)
-        card = _highest(state, down, suit)
+        card = highest_in_suit(state.hands[down], suit)
         if card is None:
             x.voids[down] |= 1 << suit
             ev.append(ExchangeEvent("void", x.up, down, suit, None))
@@ -228,7 +223,7 @@ def apply(state: MatchState, action: int) -> None:
         state.decision, state.current_seat = Decision.EXCHANGE_RETURN, down
         state._legal = None
         return
-    _return(state, down, _highest(state, down, card // 13))
+    _return(state, down, highest_in_suit(state.hands[down], card // 13))
 
 
 def _return(state: MatchState, down: int, card: int) -> None:
@@ -258,7 +253,7 @@ def _after_up(state: MatchState) -> None:
     for down, card in batch:
         _move(state, x.up, down, card)
         state.events.append(ExchangeEvent("give", x.up, down, card // 13, card))
-        ret = _highest(state, down, card // 13)
+        ret = highest_in_suit(state.hands[down], card // 13)
         _move(state, down, x.up, ret)
         state.events.append(ExchangeEvent("return", x.up, down, card // 13, ret, ret == card))
     _next_up(state)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .config import RulesConfig
+from .deal import Deal
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +32,9 @@ def hand_steps(cfg: RulesConfig) -> list[str]:
 class HandSummary:
     """A completed hand, kept in ``MatchState.completed_hands`` (for records and replay).
 
-    Per-seat tuples are indexed by seat; ``contract`` as in :class:`MatchState`.
+    Per-seat tuples are indexed by seat; ``contract`` as in :class:`MatchState`; ``deal`` is
+    the hand's deal (by role, dealing order; its ``kitty`` is the kitty); ``points`` the hand's
+    points and ``scores`` the match scores after it.
     """
 
     hand_number: int
@@ -41,9 +44,10 @@ class HandSummary:
     targets: tuple[int, int, int]
     limits: tuple[int, int, int]
     contract: int
-    kitty: tuple[int, ...]
+    deal: Deal | None
     discards: tuple[int, ...]
     events: tuple  # tuple[ExchangeEvent, ...]
     tricks: tuple[TrickRecord, ...]
     tricks_won: tuple[int, int, int]
     points: tuple[int, int, int]
+    scores: tuple[int, int, int]

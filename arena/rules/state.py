@@ -384,8 +384,8 @@ class MatchState:
         self.prev_points = pts
         self.completed_hands.append(HandSummary(
             self.hand_number, self.dealer, self.declarer, self.roles, self.targets, self.limits,
-            self.contract, tuple(self.kitty), tuple(self.discards), tuple(self.events),
-            tuple(self.tricks), tuple(self.tricks_won), pts))
+            self.contract, self.deals[-1] if self.deals else None, tuple(self.discards), tuple(self.events),
+            tuple(self.tricks), tuple(self.tricks_won), pts, tuple(self.scores)))
         reason, winner = scoring.end_reason(self.cfg, self.hand_number, self.scores,
                                             self.tricks_won, self.contract == MISERE)
         if reason is None:

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..match import MatchResult, MatchSpec, run_match
+from ..protocol.server import ArenaServer
 from ..records import record_from_result, write_record
 from ..records.codec import atomic_write_bytes
 from .config import TournamentConfig
@@ -161,17 +162,15 @@ async def run_tournament(cfg: TournamentConfig, out: Path, *, progress: bool = T
         OutDirError: ``out`` cannot be created or another arena runs on it.
         StoreError: ``out`` holds another tournament. ServerStartError: cannot bind.
     """
-    from ..protocol.server import ArenaServer
     lock = lock_out_dir(out)
     try:
-        return await _run_locked(cfg, out, progress, on_match, ArenaServer)
+        return await _run_locked(cfg, out, progress, on_match)
     finally:
         os.close(lock)   # releases the lock
 
 
 async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
-                      on_match: Callable[[ScheduledMatch], None] | None,
-                      ArenaServer) -> TournamentOutcome:  # noqa: ANN001, N803 - the class
+                      on_match: Callable[[ScheduledMatch], None] | None) -> TournamentOutcome:
     (out / "records").mkdir(exist_ok=True)
     (out / "logs").mkdir(exist_ok=True)
     sweep_temp_files(out)  # we hold the directory's lock: no other writer
@@ -231,7 +230,7 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
                              prog.faults, tuple(disqualified))
 
 
-async def _shutdown(pool: BotPool, server) -> None:  # noqa: ANN001 - ArenaServer
+async def _shutdown(pool: BotPool, server: ArenaServer) -> None:
     try:
         await pool.close()
     finally:

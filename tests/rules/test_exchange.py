@@ -209,3 +209,15 @@ def test_exchange_moves_exactly_the_owed_number_of_cards():
             assert moved_to_up == moved_to_down == 3
             assert sorted(bin(h).count("1") for h in s.hands)[:2] == [
                 16 if preset != "six-three-eight" else 17] * 2
+
+
+def test_views_list_the_cards_each_seat_gave_and_received():
+    s = MatchState.from_position(make_config(), deal=W7_DEAL, hand_number=2, dealer=0,
+                                 prev_points=(0, 2, -2))
+    act(s, "demand:2:H", "6S", "demand:2:D", "5S")
+    up, down, third = s.view(1), s.view(2), s.view(0)
+    assert [action_str(c) for c in up.cards_received()] == ["QH", "9D"]
+    assert [action_str(c) for c in up.cards_given()] == ["6S", "5S"]
+    assert [action_str(c) for c in down.cards_given()] == ["QH", "9D"]
+    assert [action_str(c) for c in down.cards_received()] == ["6S", "5S"]
+    assert third.cards_given() == [] and third.cards_received() == []
