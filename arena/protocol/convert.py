@@ -70,6 +70,10 @@ _ACTION_CODE = {action_str(c): c for c in (
     list(range(52)) + list(range(60, 66)) + list(range(70, 82)) + [99] + list(range(100, 256)))}
 
 
+#: action code -> its canonical text
+_ACTION_TEXT: dict[int, str] = {c: t for t, c in _ACTION_CODE.items()}
+
+
 def action_from_text(text: str) -> int:
     """Action code of a text form (case-insensitive; ``arena.rules.parse_action``).
 

@@ -38,8 +38,8 @@ from .convert import (
     action_from_text,
     match_end_to_proto,
     match_start_to_proto,
-    view_to_proto,
 )
+from .viewcache import ViewEncoder
 
 log = logging.getLogger("arena.protocol")
 
@@ -117,6 +117,7 @@ class RemoteBot(Bot):
         self._by_runner: dict[tuple[str, int], int] = {}
         self._last_by_runner_id: dict[int, int] = {}
         self._matches: set[str] = set()
+        self._views = ViewEncoder()
         self.done = asyncio.get_running_loop().create_future()
 
     # ----- Bot interface ---------------------------------------------------------------------
@@ -158,9 +159,11 @@ class RemoteBot(Bot):
         self._pending[wid] = pend
         self._by_runner[(request.match_id, request.request_id)] = wid
         self._last_by_runner_id[request.request_id] = wid
-        await self._send_now(pb.ArenaMessage(decision=pb.DecisionRequest(
-            request_id=wid, match_id=request.match_id, view=view_to_proto(request.view),
-            time_ms=request.time_ms)))
+        msg = pb.ArenaMessage()
+        d = msg.decision
+        d.request_id, d.match_id, d.time_ms = wid, request.match_id, request.time_ms
+        self._views.encode_into(d.view, request.view, request.match_id)
+        await self._send_now(msg)
         try:
             text = await fut
         finally:
@@ -195,6 +198,7 @@ class RemoteBot(Bot):
     async def end_match(self, info: MatchEnd) -> None:
         """Send ``MatchEnd`` and forget the match's request-id mapping."""
         self._matches.discard(info.match_id)
+        self._views.forget(info.match_id)
         for key in [k for k in self._by_runner if k[0] == info.match_id]:
             del self._by_runner[key]
         if self._alive:

@@ -125,6 +125,10 @@ def _exchange_status(state: MatchState, seat: int) -> ExchangeStatus | None:
         batch=tuple(x.batch) if seat == x.up else (), batch_count=len(x.batch))
 
 
+#: contract indexes in each 6-bit "contracts used" mask
+_CONTRACTS_IN_MASK = tuple(tuple(c for c in range(6) if m >> c & 1) for m in range(64))
+
+
 def view_of(state: MatchState, seat: int) -> View:
     """Build ``seat``'s view of ``state`` (``state.view(seat)`` calls this).
 
@@ -133,11 +137,12 @@ def view_of(state: MatchState, seat: int) -> View:
     """
     if seat not in (0, 1, 2):
         raise ValueError(f"seat must be 0, 1 or 2, got {seat!r}")
-    hand = state.hands[seat]
+    hands = state.hands
+    hand = hands[seat]
     hidden = 0
     if (state.cfg.declarer_view == "first6" and seat == state.declarer
             and state.contract is None and not state.finished):
-        hidden = bin(hand & ~state.first6).count("1")
+        hidden = (hand & ~state.first6).bit_count()
         hand &= state.first6
     finished = state.finished
     return View(
@@ -149,7 +154,7 @@ def view_of(state: MatchState, seat: int) -> View:
         legal_actions=tuple(state.legal_actions()) if state.current_seat == seat and not finished
         else (),
         hand=tuple(cards_of(hand)),
-        hand_sizes=tuple(bin(h).count("1") for h in state.hands),
+        hand_sizes=(hands[0].bit_count(), hands[1].bit_count(), hands[2].bit_count()),
         hidden_own=hidden,
         kitty=tuple(state.kitty) if _kitty_visible(state, seat) else None,
         kitty_taken=state.kitty_taken,
@@ -161,7 +166,6 @@ def view_of(state: MatchState, seat: int) -> View:
         exchange=_exchange_status(state, seat),
         prev_points=state.prev_points, scores=tuple(state.scores),
         hand_points=tuple(state.hand_points),
-        contracts_used=tuple(tuple(c for c in range(6) if u >> c & 1)
-                             for u in state.contracts_used),
+        contracts_used=tuple([_CONTRACTS_IN_MASK[u] for u in state.contracts_used]),
         finished=finished, placings=state.placings,
     )

@@ -1,0 +1,143 @@
+"""Incremental ``View`` message building for the arena's hot path: :class:`ViewEncoder`.
+
+Most of a seat's view is the same from one of its decisions to the next within a hand: seat,
+roles, targets, scores, contract, kitty, discards, and the hand's past tricks and exchange
+events, which only grow. :func:`arena.protocol.convert.view_to_proto` rebuilds all of it for
+every decision; a :class:`ViewEncoder` keeps, per (match, seat), a *template* message holding
+those slow-changing fields, extends its tricks and exchange events in place as they grow, and
+for each decision copies the template (one C-level copy) and sets only the fields that change
+with every decision (hand, legal actions, current trick, trick counts, exchange status ...).
+
+The template is rebuilt whenever anything it holds could have changed: its key is the hand
+number, contract, trump, kitty state, discard count, scores, previous hand's points, hand
+points so far, contracts used and the finished flag; past tricks and events are append-only
+within a hand (a shorter list than the template's, or a different last trick or event where
+the template's lists end, also forces a rebuild). The result always
+equals ``view_to_proto(view)`` (``tests/protocol/test_viewcache.py`` checks it at every decision
+of many matches under every preset).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..rules.view import View
+from ._gen.threefiveeight.v1 import arena_pb2 as pb
+from .convert import (
+    _ACTION_TEXT,
+    _CARD_TEXT,
+    _DECISION_TO_PB,
+    _event_to_proto,
+    _played,
+    _status_to_proto,
+    _trick_to_proto,
+    action_to_text,
+    view_to_proto,
+)
+
+#: fields of ``pb.View`` set on every decision (never taken from the template)
+DYNAMIC_FIELDS = ("decision", "to_act", "legal_actions", "hand", "hand_sizes", "hidden_own",
+                  "trick", "leader", "tricks_won", "exchange", "placings")
+
+#: templates kept per encoder (one per (match, seat) in play; the oldest goes first)
+_MAX_TEMPLATES = 64
+
+
+def _template_key(view: View) -> tuple:
+    return (view.hand_number, view.contract, view.trump, view.kitty_taken, view.discard_count,
+            view.scores, view.prev_points, len(view.hand_points), view.contracts_used,
+            view.finished)
+
+
+@dataclass(slots=True)
+class _Template:
+    key: tuple
+    msg: pb.View
+    n_tricks: int
+    n_events: int
+    last_trick: object   # the view's last trick / event when the template was extended:
+    last_event: object   # a different one there means another match reused the slot
+
+
+def _new_template(view: View, key: tuple) -> _Template:
+    msg = view_to_proto(view)
+    for name in DYNAMIC_FIELDS:
+        msg.ClearField(name)
+    return _Template(key, msg, len(view.tricks), len(view.exchange_events),
+                     view.tricks[-1] if view.tricks else None,
+                     view.exchange_events[-1] if view.exchange_events else None)
+
+
+class ViewEncoder:
+    """Builds ``View`` messages equal to ``view_to_proto(view)``, reusing per-(match, seat)
+    templates (see the module docstring). Not thread-safe; one per bot connection is typical.
+    """
+
+    def __init__(self) -> None:
+        self._templates: dict[tuple[str, int], _Template] = {}
+
+    def forget(self, match_id: str) -> None:
+        """Drop the templates of a match (call when it ends)."""
+        for k in [k for k in self._templates if k[0] == match_id]:
+            del self._templates[k]
+
+    def encode_into(self, out: pb.View, view: View, match_id: str) -> None:
+        """Fill the empty message ``out`` (e.g. ``request.view`` of a new ``DecisionRequest``)
+        with ``view``'s content; ``match_id`` keys the template.
+
+        Raises:
+            ConversionError: when the view holds an action code that has no text form.
+        """
+        t = self._template(view, match_id)
+        out.CopyFrom(t.msg)
+        if view.decision is not None:
+            out.decision = _DECISION_TO_PB[view.decision]
+        if view.to_act is not None:
+            out.to_act = view.to_act
+        if view.legal_actions:
+            texts = [_ACTION_TEXT.get(a) for a in view.legal_actions]
+            if None in texts:  # not an action code: action_to_text names it
+                texts = [action_to_text(a) for a in view.legal_actions]
+            out.legal_actions.extend(texts)
+        out.hand.extend([_CARD_TEXT[c] for c in view.hand])
+        out.hand_sizes.extend(view.hand_sizes)
+        if view.hidden_own:
+            out.hidden_own = view.hidden_own
+        if view.trick:
+            out.trick.extend(_played(view.trick))
+        if view.leader is not None:
+            out.leader = view.leader
+        out.tricks_won.extend(view.tricks_won)
+        if view.exchange is not None:
+            out.exchange.CopyFrom(_status_to_proto(view.exchange))
+        if view.placings:
+            out.placings.extend(view.placings)
+
+    def encode(self, view: View, match_id: str) -> pb.View:
+        """A new ``View`` message equal to ``view_to_proto(view)`` (see :meth:`encode_into`)."""
+        out = pb.View()
+        self.encode_into(out, view, match_id)
+        return out
+
+    def _template(self, view: View, match_id: str) -> _Template:
+        slot = (match_id, view.seat)
+        key = _template_key(view)
+        t = self._templates.get(slot)
+        if (t is None or t.key != key or len(view.tricks) < t.n_tricks
+                or len(view.exchange_events) < t.n_events
+                or (t.n_tricks and view.tricks[t.n_tricks - 1] != t.last_trick)
+                or (t.n_events and view.exchange_events[t.n_events - 1] != t.last_event)):
+            if t is None and len(self._templates) >= _MAX_TEMPLATES:
+                del self._templates[next(iter(self._templates))]
+            t = self._templates[slot] = _new_template(view, key)
+            return t
+        if len(view.tricks) > t.n_tricks:
+            t.msg.tricks.extend([_trick_to_proto(x) for x in view.tricks[t.n_tricks:]])
+            t.n_tricks = len(view.tricks)
+            t.last_trick = view.tricks[-1]
+        if len(view.exchange_events) > t.n_events:
+            t.msg.exchange_events.extend(
+                [_event_to_proto(e) for e in view.exchange_events[t.n_events:]])
+            t.n_events = len(view.exchange_events)
+            t.last_event = view.exchange_events[-1]
+        return t
