@@ -47,27 +47,20 @@ class ThroughputFigures:
 
 # ----- raw ping-pong ------------------------------------------------------------------------
 def echo_client(address: str) -> None:
-    """Client process: open the stream and echo every message back (sync grpc, like the SDK)."""
-    import queue
-    channel = grpc.insecure_channel(address)
-    call = channel.stream_stream(PING_METHOD, request_serializer=lambda b: b,
-                                 response_deserializer=lambda b: b)
-    out: queue.Queue = queue.Queue()
-
-    def gen():  # noqa: ANN202
-        out.put(b"hello")
-        while True:
-            item = out.get()
-            if item is None:
-                return
-            yield item
+    """Client process: open the stream and echo every message back, on one ``grpc.aio`` event
+    loop like the SDK's bots (:mod:`arena.sdk.client`)."""
+    async def echo() -> None:
+        async with grpc.aio.insecure_channel(address) as channel:
+            call = channel.stream_stream(PING_METHOD, request_serializer=lambda b: b,
+                                         response_deserializer=lambda b: b)()
+            await call.write(b"hello")
+            while (msg := await call.read()) is not grpc.aio.EOF:
+                await call.write(msg)
 
     try:
-        for msg in call(gen()):
-            out.put(msg)
+        asyncio.run(echo())
     except grpc.RpcError:
         pass
-    out.put(None)
 
 
 async def raw_pingpong(n: int) -> tuple[float, int]:

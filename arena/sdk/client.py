@@ -20,15 +20,16 @@ at a time, in arrival order, even when several matches run at once.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import operator
 import os
-import queue
 import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections import deque
+from collections.abc import Sequence
 from typing import Any
 
 import grpc
@@ -37,7 +38,6 @@ from .. import __version__
 from ..match.bot import MatchInfo
 from ..protocol import PROTOCOL_VERSION
 from ..protocol._gen.threefiveeight.v1 import arena_pb2 as pb
-from ..protocol._gen.threefiveeight.v1 import arena_pb2_grpc as pb_grpc
 from ..protocol.convert import (
     ConversionError,
     action_to_text,
@@ -48,6 +48,8 @@ from ..protocol.convert import (
 from .player import Player
 
 log = logging.getLogger("arena.sdk")
+
+PLAY_METHOD = "/threefiveeight.v1.ArenaService/Play"
 
 #: exit statuses of a bot process (``run`` raises ``SystemExit`` with the non-zero ones)
 EXIT_OK, EXIT_CONNECTION, EXIT_USAGE, EXIT_REJECTED = 0, 1, 2, 3
@@ -85,21 +87,14 @@ class _Session:
     def __init__(self, player: Player, name: str) -> None:
         self.player = player
         self.name = name
-        self.out: queue.Queue[pb.BotMessage | None] = queue.Queue()
+        self.out: deque[pb.BotMessage] = deque()  # answers to write, in order
         self.matches: dict[str, MatchInfo] = {}
         self.registered = False
         self.rejected = False
         self.goodbye = False
 
-    def outgoing(self) -> Iterator[pb.BotMessage]:
-        while True:
-            msg = self.out.get()
-            if msg is None:
-                return
-            yield msg
-
     def send(self, msg: pb.BotMessage) -> None:
-        self.out.put(msg)
+        self.out.append(msg)
 
     def error(self, request_id: int, message: str) -> None:
         self.send(pb.BotMessage(error=pb.ErrorReport(request_id=request_id, message=message)))
@@ -223,66 +218,70 @@ def run(player: Player, argv: Sequence[str] | None = None) -> None:
 
 
 def _serve(player: Player, args: argparse.Namespace) -> int:
+    """Serve ``player`` on one event loop (``grpc.aio``): messages are read, handled and
+    answered in turn on this thread, with no hand-off between threads per message."""
+    return asyncio.run(_serve_async(player, args))
+
+
+async def _serve_async(player: Player, args: argparse.Namespace) -> int:
     name = args.name or player.name
     session = _Session(player, name)
-    session.send(pb.BotMessage(register=pb.RegisterRequest(
-        name=name, version=str(player.version), protocol_version=PROTOCOL_VERSION,
-        token=args.token, client=f"arena-sdk-python/{__version__}")))
-    channel = grpc.insecure_channel(args.arena)
-    stopping = threading.Event()
-    call = None
+    main_task = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+    stopping = False
     restore: dict[signal.Signals, Any] = {}
 
     def on_signal(signum: int, _frame: object) -> None:
-        if stopping.is_set():  # a second signal: do not wait for decide to finish
+        nonlocal stopping
+        if stopping:  # a second signal: do not wait for decide to finish
             raise SystemExit(EXIT_OK)
+        stopping = True
         log.info("received %s: leaving", signal.Signals(signum).name)
-        stopping.set()
-        if call is not None:
-            call.cancel()
+        if main_task is not None:
+            loop.call_soon_threadsafe(main_task.cancel)
 
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGTERM, signal.SIGINT):
             restore[sig] = signal.signal(sig, on_signal)
     try:
-        ready = grpc.channel_ready_future(channel)
-        deadline = time.monotonic() + args.connect_timeout
-        while True:  # short waits, so that SIGTERM/SIGINT are handled promptly
+        async with grpc.aio.insecure_channel(args.arena) as channel:
             try:
-                ready.result(timeout=min(0.2, max(0.0, deadline - time.monotonic())))
-                break
-            except grpc.FutureTimeoutError:
-                if stopping.is_set():
-                    ready.cancel()
+                await asyncio.wait_for(channel.channel_ready(), args.connect_timeout)
+            except TimeoutError:
+                log.error("cannot reach the arena at %s within %g s", args.arena,
+                          args.connect_timeout)
+                return EXIT_CONNECTION
+            call = channel.stream_stream(
+                PLAY_METHOD, request_serializer=pb.BotMessage.SerializeToString,
+                response_deserializer=pb.ArenaMessage.FromString)()
+            try:
+                await call.write(pb.BotMessage(register=pb.RegisterRequest(
+                    name=name, version=str(player.version), protocol_version=PROTOCOL_VERSION,
+                    token=args.token, client=f"arena-sdk-python/{__version__}")))
+                while True:
+                    msg = await call.read()
+                    if msg is grpc.aio.EOF or not session.handle(msg):
+                        break
+                    while session.out:
+                        await call.write(session.out.popleft())
+            except grpc.RpcError as exc:
+                if session.goodbye:
                     return EXIT_OK
-                if time.monotonic() >= deadline:
-                    break
-        if not ready.done() or ready.cancelled():
-            log.error("cannot reach the arena at %s within %g s", args.arena,
-                      args.connect_timeout)
-            return EXIT_CONNECTION
-        call = pb_grpc.ArenaServiceStub(channel).Play(session.outgoing())
-        if stopping.is_set():
-            call.cancel()
-        try:
-            for msg in call:
-                if not session.handle(msg):
-                    break
-        except grpc.RpcError as exc:
-            if stopping.is_set() or session.goodbye:
-                return EXIT_OK
-            log.error("connection to the arena lost: %s %s", exc.code().name, exc.details())
-            return EXIT_CONNECTION
+                log.error("connection to the arena lost: %s %s", exc.code().name,
+                          exc.details())
+                return EXIT_CONNECTION
+            finally:
+                call.cancel()
         if session.rejected:
             return EXIT_REJECTED
-        if not session.registered and not stopping.is_set():
+        if not session.registered:
             log.error("the arena closed the stream before accepting the registration")
             return EXIT_CONNECTION
         return EXIT_OK
+    except asyncio.CancelledError:
+        if stopping:
+            return EXIT_OK
+        raise
     finally:
-        session.out.put(None)
-        if call is not None:
-            call.cancel()
-        channel.close()
         for sig, handler in restore.items():
             signal.signal(sig, handler)
