@@ -51,7 +51,10 @@ def _card(text: str) -> int:
 
 
 def _cards(texts: Any) -> tuple[int, ...]:
-    return tuple(_card(t) for t in texts)
+    try:
+        return tuple([_CARD_CODE[t] for t in texts])
+    except KeyError:  # not the canonical spelling (or not a card): parse_card decides
+        return tuple([_card(t) for t in texts])
 
 
 def action_to_text(action: int) -> str:
@@ -72,6 +75,18 @@ _ACTION_CODE = {action_str(c): c for c in (
 
 #: action code -> its canonical text
 _ACTION_TEXT: dict[int, str] = {c: t for t, c in _ACTION_CODE.items()}
+
+
+def actions_from_texts(texts: Any) -> tuple[int, ...]:
+    """Action codes of a sequence of action texts (see :func:`action_from_text`).
+
+    Raises:
+        ConversionError: when a text is not an action.
+    """
+    try:
+        return tuple([_ACTION_CODE[t] for t in texts])
+    except KeyError:
+        return tuple([action_from_text(t) for t in texts])
 
 
 def action_from_text(text: str) -> int:
@@ -332,7 +347,7 @@ def _view_from_proto(m: pb.View, cfg: RulesConfig) -> View:
         trump=_from_enum(m.trump),
         decision=None if m.decision == 0 else _DECISION_FROM_PB[m.decision],
         to_act=_opt(m, "to_act"),
-        legal_actions=tuple(action_from_text(a) for a in m.legal_actions),
+        legal_actions=actions_from_texts(m.legal_actions),
         hand=_cards(m.hand), hand_sizes=_triple(m.hand_sizes, "hand_sizes"),
         hidden_own=m.hidden_own, kitty=_cards(m.kitty) if m.kitty_visible else None,
         kitty_taken=m.kitty_taken, discards=_cards(m.discards), discard_count=m.discard_count,

@@ -21,17 +21,30 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..rules import RulesConfig
+from ..rules.errors import RulesError
 from ..rules.view import View
 from ._gen.threefiveeight.v1 import arena_pb2 as pb
 from .convert import (
     _ACTION_TEXT,
     _CARD_TEXT,
+    _DECISION_FROM_PB,
     _DECISION_TO_PB,
+    ConversionError,
+    _cards,
+    _card,
+    _event_from_proto,
     _event_to_proto,
+    _opt,
     _played,
+    _status_from_proto,
     _status_to_proto,
+    _trick_from_proto,
     _trick_to_proto,
+    _triple,
     action_to_text,
+    actions_from_texts,
+    view_from_proto,
     view_to_proto,
 )
 
@@ -141,3 +154,102 @@ class ViewEncoder:
             t.n_events = len(view.exchange_events)
             t.last_event = view.exchange_events[-1]
         return t
+
+
+# ----- the bot's side ------------------------------------------------------------------------
+def _decode_key(m: pb.View) -> tuple:
+    return (m.seat, m.hand_number, m.contract, m.trump, m.kitty_taken, m.discard_count,
+            len(m.hand_points), m.finished)
+
+
+@dataclass(slots=True)
+class _Decoded:
+    key: tuple
+    view: View             # the last view decoded in full (its slow-changing fields are reused)
+    tricks: tuple
+    events: tuple
+    last_trick: pb.Trick | None   # copies of the messages the lists end with
+    last_event: pb.ExchangeEvent | None
+
+
+def _copy(msg):  # noqa: ANN001, ANN202 - a message or None
+    if msg is None:
+        return None
+    out = type(msg)()
+    out.CopyFrom(msg)
+    return out
+
+
+class ViewDecoder:
+    """Rebuilds :class:`View` objects from ``View`` messages, equal to
+    :func:`arena.protocol.convert.view_from_proto`, reusing per-match work (the bot's side of
+    :class:`ViewEncoder`): the slow-changing fields come from the match's previous view while
+    its key (seat, hand number, contract, trump, kitty state, discard count, hand points so far,
+    finished) is unchanged, and past tricks and exchange events are converted only when new.
+    The fields that change with every decision are converted (and checked) every time.
+
+    Raises (from :meth:`decode`): ``ConversionError`` like ``view_from_proto``.
+    """
+
+    def __init__(self) -> None:
+        self._matches: dict[str, _Decoded] = {}
+
+    def forget(self, match_id: str) -> None:
+        """Drop what is kept for a match (call when it ends)."""
+        self._matches.pop(match_id, None)
+
+    def decode(self, m: pb.View, cfg: RulesConfig, match_id: str) -> View:
+        """The :class:`View` of message ``m`` under rules ``cfg`` (``match_id`` keys the cache)."""
+        key = _decode_key(m)
+        d = self._matches.get(match_id)
+        tricks, events = m.tricks, m.exchange_events
+        n_tricks, n_events = len(tricks), len(events)
+        if (d is None or d.key != key or d.view.cfg is not cfg
+                or n_tricks < len(d.tricks) or n_events < len(d.events)
+                or (d.tricks and tricks[len(d.tricks) - 1] != d.last_trick)
+                or (d.events and events[len(d.events) - 1] != d.last_event)):
+            view = view_from_proto(m, cfg)
+            if d is None and len(self._matches) >= _MAX_TEMPLATES:
+                del self._matches[next(iter(self._matches))]
+            self._matches[match_id] = _Decoded(
+                key, view, view.tricks, view.exchange_events,
+                _copy(m.tricks[-1]) if n_tricks else None,
+                _copy(m.exchange_events[-1]) if n_events else None)
+            return view
+        try:
+            return self._decode_hit(m, d, n_tricks, n_events)
+        except ConversionError:
+            raise
+        except (RulesError, KeyError, IndexError) as exc:
+            raise ConversionError(f"bad View message: {exc}") from exc
+
+    @staticmethod
+    def _decode_hit(m: pb.View, d: _Decoded, n_tricks: int, n_events: int) -> View:
+        if n_tricks > len(d.tricks):
+            d.tricks += tuple(_trick_from_proto(t) for t in m.tricks[len(d.tricks):])
+            d.last_trick = _copy(m.tricks[-1])
+        if n_events > len(d.events):
+            d.events += tuple(_event_from_proto(e) for e in m.exchange_events[len(d.events):])
+            d.last_event = _copy(m.exchange_events[-1])
+        if m.decision != 0 and m.decision not in _DECISION_FROM_PB:
+            raise ConversionError(f"View field 'decision': unknown value {m.decision}")
+        b = d.view
+        placings = tuple(m.placings)
+        return View(
+            cfg=b.cfg, seat=b.seat, hand_number=b.hand_number, dealer=b.dealer,
+            declarer=b.declarer, roles=b.roles, targets=b.targets, limits=b.limits,
+            contract=b.contract, trump=b.trump,
+            decision=None if m.decision == 0 else _DECISION_FROM_PB[m.decision],
+            to_act=_opt(m, "to_act"),
+            legal_actions=actions_from_texts(m.legal_actions),
+            hand=_cards(m.hand), hand_sizes=_triple(m.hand_sizes, "hand_sizes"),
+            hidden_own=m.hidden_own, kitty=b.kitty, kitty_taken=b.kitty_taken,
+            discards=b.discards, discard_count=b.discard_count,
+            trick=tuple([(p.seat, _card(p.card)) for p in m.trick]), leader=_opt(m, "leader"),
+            tricks=d.tricks, tricks_won=_triple(m.tricks_won, "tricks_won"),
+            exchange_events=d.events,
+            exchange=_status_from_proto(m.exchange) if m.HasField("exchange") else None,
+            prev_points=b.prev_points, scores=b.scores, hand_points=b.hand_points,
+            contracts_used=b.contracts_used, finished=b.finished,
+            placings=_triple(placings, "placings") if placings else None,
+        )

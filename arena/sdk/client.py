@@ -43,8 +43,8 @@ from ..protocol.convert import (
     action_to_text,
     match_end_from_proto,
     match_info_from_proto,
-    view_from_proto,
 )
+from ..protocol.viewcache import ViewDecoder
 from .player import Player
 
 log = logging.getLogger("arena.sdk")
@@ -89,6 +89,7 @@ class _Session:
         self.name = name
         self.out: deque[pb.BotMessage] = deque()  # answers to write, in order
         self.matches: dict[str, MatchInfo] = {}
+        self.views = ViewDecoder()
         self.registered = False
         self.rejected = False
         self.goodbye = False
@@ -146,6 +147,7 @@ class _Session:
 
     def _on_match_end(self, m: pb.MatchEnd) -> None:
         self.matches.pop(m.match_id, None)
+        self.views.forget(m.match_id)
         try:
             end = match_end_from_proto(m)
         except ConversionError as exc:
@@ -165,7 +167,7 @@ class _Session:
             self.error(rid, f"unknown match {req.match_id!r} (no MatchStart received)")
             return
         try:
-            view = view_from_proto(req.view, info.cfg)
+            view = self.views.decode(req.view, info.cfg, req.match_id)
         except ConversionError as exc:
             self.error(rid, f"cannot read the view: {exc}")
             return

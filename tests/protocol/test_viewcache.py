@@ -1,4 +1,5 @@
-"""ViewEncoder builds exactly view_to_proto's message, at every decision, for every seat."""
+"""ViewEncoder builds exactly view_to_proto's message, at every decision, for every seat; ViewDecoder
+rebuilds exactly view_from_proto's View."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import random
 import pytest
 
 from arena.protocol._gen.threefiveeight.v1 import arena_pb2 as pb
-from arena.protocol.convert import view_to_proto
-from arena.protocol.viewcache import ViewEncoder
+from arena.protocol.convert import ConversionError, view_to_proto
+from arena.protocol.viewcache import ViewDecoder, ViewEncoder
 from arena.rules import PRESETS, MatchState, make_config
 
 PRESET_NAMES = sorted(PRESETS)
@@ -62,3 +63,55 @@ def test_encode_into_fills_a_nested_message() -> None:
     enc.encode_into(msg.decision.view, state.view(state.current_seat), "m")
     assert msg.decision.view == view_to_proto(state.view(state.current_seat))
     assert msg.decision.request_id == 4
+
+
+def _decode_along(dec: ViewDecoder, states: dict[str, MatchState], rng: random.Random) -> int:
+    """Advance the matches in random interleaving; each match is seen from one seat (as a bot
+    sees it), decoded at every step; returns the number of checks."""
+    checks = 0
+    seat_of = {mid: rng.randrange(3) for mid in states}
+    live = [m for m, s in states.items() if not s.finished]
+    while live:
+        mid = rng.choice(live)
+        state = states[mid]
+        view = state.view(seat_of[mid])
+        msg = pb.View.FromString(view_to_proto(view).SerializeToString())
+        assert dec.decode(msg, state.cfg, mid) == view, (mid, state.hand_number)
+        checks += 1
+        state.apply(rng.choice(state.legal_actions()))
+        live = [m for m, s in states.items() if not s.finished]
+    return checks
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_decoder_equals_view_from_proto_at_every_step(preset: str) -> None:
+    rng = random.Random(f"dec/{preset}")
+    cfg = make_config(preset, hand_cap=4)
+    dec = ViewDecoder()
+    states = {f"m{i}": MatchState.new(cfg, seed=f"{preset}/d{i}") for i in range(4)}
+    assert _decode_along(dec, states, rng) > 200
+
+
+def test_decoder_with_reused_match_ids_and_other_rules() -> None:
+    rng = random.Random(11)
+    dec = ViewDecoder()
+    for k in range(6):
+        cfg = make_config(rng.choice(PRESET_NAMES), hand_cap=3)
+        _decode_along(dec, {"a": MatchState.new(cfg, seed=k), "b": MatchState.new(cfg, seed=-k)},
+                      rng)
+        if k % 2:
+            dec.forget("a")
+
+
+def test_decoder_checks_the_fields_it_converts() -> None:
+    state = MatchState.new(make_config("sergeant-major"), seed=2)
+    dec = ViewDecoder()
+    msg = view_to_proto(state.view(state.current_seat))
+    dec.decode(msg, state.cfg, "m")           # cached now: the next decode is a cache hit
+    msg.legal_actions.append("not-a-card")
+    with pytest.raises(ConversionError, match="not an action"):
+        dec.decode(msg, state.cfg, "m")
+    del msg.legal_actions[-1]
+    msg.hand_sizes.append(4)
+    with pytest.raises(ConversionError, match="hand_sizes"):
+        dec.decode(msg, state.cfg, "m")
