@@ -1,21 +1,27 @@
 """Arena throughput benchmark: decisions per second through the real arena (gRPC server,
 bot processes, views, validation) against a raw gRPC bidi-stream ping-pong on the same machine.
 
-Both are driven from the arena's side, one request in flight at a time, to a separate Python
-process on 127.0.0.1, so the ratio shows what the arena's own work (views, protobuf
-conversion, validation, records of decisions) costs on top of transport. Issue 4's target:
+Both are driven from the arena's side, one request in flight at a time, to separate Python
+processes on 127.0.0.1 whose client is the SDK's stack (``grpc.aio``), so the ratio shows what
+the arena's own work (views, protobuf conversion, validation, records of decisions) and the
+SDK's (rebuilding the view, calling the bot) cost on top of transport. The two measurements
+alternate for several rounds (``rounds``, default 3) with the processes kept running, and the
+medians are compared, so a drift in machine load hits both alike. Issue 4's target:
 ratio >= 0.5.
 
-Run: ``arena bench arena [--decisions N]``.
+Run: ``arena bench arena [--decisions N] [--rounds R]``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import statistics
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import grpc
 
@@ -24,23 +30,36 @@ PING_METHOD = "/threefiveeight.bench.PingPong/Echo"
 
 @dataclass(frozen=True)
 class ThroughputFigures:
-    """Rates in round trips (decisions) per second."""
+    """Per-round rates in round trips (decisions) per second; medians compared."""
 
-    raw_per_s: float
-    arena_per_s: float
+    raw_rates: tuple[float, ...]
+    arena_rates: tuple[float, ...]
     raw_n: int
     arena_n: int
+
+    @property
+    def raw_per_s(self) -> float:
+        return statistics.median(self.raw_rates)
+
+    @property
+    def arena_per_s(self) -> float:
+        return statistics.median(self.arena_rates)
 
     @property
     def ratio(self) -> float:
         return self.arena_per_s / self.raw_per_s
 
     def lines(self) -> list[str]:
+        rounds = len(self.raw_rates)
         return [
             f"raw gRPC bidi ping-pong : {self.raw_per_s:8,.0f} round trips/s "
-            f"({1e6 / self.raw_per_s:.0f} us each, {self.raw_n} trips)",
+            f"({1e6 / self.raw_per_s:.0f} us each; median of {rounds} rounds of "
+            f"{self.raw_n // rounds} trips)",
             f"arena, trivial bots     : {self.arena_per_s:8,.0f} decisions/s "
-            f"({1e6 / self.arena_per_s:.0f} us each, {self.arena_n} decisions)",
+            f"({1e6 / self.arena_per_s:.0f} us each; median of {rounds} rounds, "
+            f"{self.arena_n} decisions in all)",
+            "rounds (raw / arena)    : " + ", ".join(
+                f"{r:,.0f} / {a:,.0f}" for r, a in zip(self.raw_rates, self.arena_rates)),
             f"ratio arena / raw       : {self.ratio:.2f} (target >= 0.50)",
         ]
 
@@ -63,99 +82,128 @@ def echo_client(address: str) -> None:
         pass
 
 
-async def raw_pingpong(n: int) -> tuple[float, int]:
-    """Round trips per second of ``n`` arena-driven pings to an echo process."""
-    inbox: asyncio.Queue[bytes] = asyncio.Queue()
-    outbox: asyncio.Queue[bytes | None] = asyncio.Queue()
+class RawRig:
+    """A ``grpc.aio`` server with one echo client process; :meth:`rate` times ping-pongs."""
 
-    async def echo(requests, context):  # noqa: ANN001, ANN202
+    def __init__(self) -> None:
+        self.inbox: asyncio.Queue[bytes] = asyncio.Queue()
+        self.outbox: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self.server: grpc.aio.Server | None = None
+        self.proc: asyncio.subprocess.Process | None = None
+
+    async def _echo(self, requests, context):  # noqa: ANN001, ANN202
         async def reader() -> None:
             async for msg in requests:
-                inbox.put_nowait(msg)
+                self.inbox.put_nowait(msg)
         task = asyncio.ensure_future(reader())
         try:
-            while True:
-                msg = await outbox.get()
-                if msg is None:
-                    return
+            while (msg := await self.outbox.get()) is not None:
                 yield msg
         finally:
             task.cancel()
 
-    server = grpc.aio.server()
-    handler = grpc.method_handlers_generic_handler("threefiveeight.bench.PingPong", {
-        "Echo": grpc.stream_stream_rpc_method_handler(echo)})
-    server.add_generic_rpc_handlers((handler,))
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", f"from arena.bench.throughput import echo_client; "
-        f"echo_client('127.0.0.1:{port}')", start_new_session=True)
-    try:
-        await asyncio.wait_for(inbox.get(), 30)          # the client's hello
-        payload = b"x" * 600                              # about a decision request's size
-        for _ in range(50):                               # warm-up
-            outbox.put_nowait(payload)
-            await inbox.get()
+    async def start(self) -> None:
+        self.server = grpc.aio.server()
+        self.server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(
+            "threefiveeight.bench.PingPong",
+            {"Echo": grpc.stream_stream_rpc_method_handler(self._echo)}),))
+        port = self.server.add_insecure_port("127.0.0.1:0")
+        await self.server.start()
+        self.proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", f"from arena.bench.throughput import echo_client; "
+            f"echo_client('127.0.0.1:{port}')", start_new_session=True)
+        await asyncio.wait_for(self.inbox.get(), 30)          # the client's hello
+        await self.rate(50)                                    # warm-up
+
+    async def rate(self, n: int) -> float:
+        """Round trips per second of ``n`` pings (about a decision request's size)."""
+        payload = b"x" * 600
         t0 = time.perf_counter()
         for _ in range(n):
-            outbox.put_nowait(payload)
-            await inbox.get()
-        seconds = time.perf_counter() - t0
-    finally:
-        outbox.put_nowait(None)
-        await server.stop(0.5)
-        proc.kill()
-        await proc.wait()
-    return n / seconds, n
+            self.outbox.put_nowait(payload)
+            await self.inbox.get()
+        return n / (time.perf_counter() - t0)
+
+    async def stop(self) -> None:
+        self.outbox.put_nowait(None)
+        if self.server is not None:
+            await self.server.stop(0.5)
+        if self.proc is not None and self.proc.returncode is None:
+            self.proc.kill()
+            await self.proc.wait()
 
 
 # ----- through the arena --------------------------------------------------------------------
-async def arena_rate(min_decisions: int) -> tuple[float, int]:
-    """Decisions per second of real matches between three trivial bot processes."""
-    from ..match import MatchSpec, run_match
-    from ..protocol.server import ArenaServer
-    from ..rules import make_config
-    from ..tournament.config import BotEntry
-    from ..tournament.pool import BotPool
-    from ..tournament.runner import server_address
-    import tempfile
-    from pathlib import Path
+class ArenaRig:
+    """The arena's server with three trivial bot processes (random bot, SDK); :meth:`rate`
+    times whole sergeant-major matches."""
 
-    server = ArenaServer("127.0.0.1:0")
-    port = await server.start()
-    cmd = [sys.executable, "-m", "sample_bots.random_bot"]
-    entries = [BotEntry(name=f"trivial-{i}", command=cmd) for i in range(3)]
-    tmp = tempfile.TemporaryDirectory(prefix="arena-bench-")
-    logs = Path(tmp.name)
-    pool = BotPool(server, entries, server_address("127.0.0.1:0", port), logs, slots=1,
-                   register_timeout_s=30, max_crashes=0)
-    try:
-        leased = await pool.acquire([e.name for e in entries])
-        bots = [b for _, _, b in leased]
-        cfg = make_config("sergeant-major")   # full-length matches (up to 10 hands)
-        await run_match(MatchSpec("warmup", cfg, seed=0), bots)
-        decisions = 0
-        seconds = 0.0
-        k = 0
+    def __init__(self) -> None:
+        self._tmp = tempfile.TemporaryDirectory(prefix="arena-bench-")
+        self.server = None
+        self.pool = None
+        self.bots: list = []
+        self.matches = 0
+
+    async def start(self) -> None:
+        from ..protocol.server import ArenaServer
+        from ..tournament.config import BotEntry
+        from ..tournament.pool import BotPool
+        from ..tournament.runner import server_address
+        self.server = ArenaServer("127.0.0.1:0")
+        port = await self.server.start()
+        cmd = [sys.executable, "-m", "sample_bots.random_bot"]
+        entries = [BotEntry(name=f"trivial-{i}", command=cmd) for i in range(3)]
+        self.pool = BotPool(self.server, entries, server_address("127.0.0.1:0", port),
+                            Path(self._tmp.name), slots=1, register_timeout_s=30, max_crashes=0)
+        leased = await self.pool.acquire([e.name for e in entries])
+        self.bots = [b for _, _, b in leased]
+        await self._match()                                    # warm-up
+
+    async def _match(self) -> int:
+        from ..match import MatchSpec, run_match
+        from ..rules import make_config
+        self.matches += 1
+        spec = MatchSpec(f"bench-{self.matches}", make_config("sergeant-major"),
+                         seed=self.matches)
+        return len((await run_match(spec, self.bots)).decisions)
+
+    async def rate(self, min_decisions: int) -> tuple[float, int]:
+        """(decisions per second, decisions) over whole matches, at least ``min_decisions``."""
+        decisions, seconds = 0, 0.0
         while decisions < min_decisions:
-            k += 1
             t0 = time.perf_counter()
-            res = await run_match(MatchSpec(f"bench-{k}", cfg, seed=k), bots)
+            decisions += await self._match()
             seconds += time.perf_counter() - t0
-            decisions += len(res.decisions)
+        return decisions / seconds, decisions
+
+    async def stop(self) -> None:
+        if self.pool is not None:
+            await self.pool.close()
+        if self.server is not None:
+            await self.server.stop()
+        self._tmp.cleanup()
+
+
+async def bench_throughput(n: int = 3000, rounds: int = 3) -> ThroughputFigures:
+    """Alternate ``rounds`` raw and arena measurements of ``n`` round trips / decisions each
+    and return the figures (medians compared)."""
+    raw, rig = RawRig(), ArenaRig()
+    raw_rates: list[float] = []
+    arena_rates: list[float] = []
+    arena_n = 0
+    try:
+        await raw.start()
+        await rig.start()
+        for _ in range(rounds):
+            raw_rates.append(await raw.rate(n))
+            rate, k = await rig.rate(n)
+            arena_rates.append(rate)
+            arena_n += k
     finally:
-        await pool.close()
-        await server.stop()
-        tmp.cleanup()
-    return decisions / seconds, decisions
-
-
-async def bench_throughput(n: int = 3000) -> ThroughputFigures:
-    """Run both measurements (raw first) and return the figures."""
-    raw, raw_n = await raw_pingpong(n)
-    arena, arena_n = await arena_rate(n)
-    return ThroughputFigures(raw, arena, raw_n, arena_n)
+        await raw.stop()
+        await rig.stop()
+    return ThroughputFigures(tuple(raw_rates), tuple(arena_rates), n * rounds, arena_n)
 
 
 if __name__ == "__main__":  # pragma: no cover - manual use

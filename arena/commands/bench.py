@@ -20,6 +20,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     a = bsub.add_parser("arena", help="decisions/s through the arena over gRPC vs raw ping-pong")
     a.add_argument("--decisions", type=int, default=3000,
                    help="round trips to time in each measurement (default %(default)s)")
+    a.add_argument("--rounds", type=int, default=3,
+                   help="alternating raw / arena measurements; medians compared "
+                        "(default %(default)s)")
     a.set_defaults(func=run_arena)
 
 
@@ -42,6 +45,8 @@ def run_arena(args: argparse.Namespace) -> int:
     from ..bench.throughput import bench_throughput
     if args.decisions < 100:
         raise UserError("--decisions must be at least 100")
-    for line in asyncio.run(bench_throughput(args.decisions)).lines():
+    if not 1 <= args.rounds <= 50:
+        raise UserError("--rounds must be between 1 and 50")
+    for line in asyncio.run(bench_throughput(args.decisions, args.rounds)).lines():
         print(line)
     return 0

@@ -31,6 +31,13 @@ def test_bench_engine_rejects_bad_preset(capsys):
 
 
 def test_bench_arena_prints_both_rates_and_the_ratio(capsys):
-    assert main(["bench", "arena", "--decisions", "200"]) == 0
+    assert main(["bench", "arena", "--decisions", "200", "--rounds", "2"]) == 0
     out = capsys.readouterr().out
     assert "raw gRPC bidi ping-pong" in out and "decisions/s" in out and "ratio arena / raw" in out
+    rounds = next(line for line in out.splitlines() if line.startswith("rounds"))
+    assert rounds.count("/") == 2 + 1      # "(raw / arena)" and one pair per round
+
+
+def test_bench_arena_rejects_bad_rounds(capsys):
+    assert main(["bench", "arena", "--rounds", "0"]) == 2
+    assert "--rounds must be between 1 and 50" in capsys.readouterr().err
