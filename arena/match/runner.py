@@ -160,7 +160,7 @@ async def _ask(spec: MatchSpec, seat: _Seat, state: MatchState, request_id: int,
     hand = state.hand_number
     legal = state.legal_actions()
     allowed_ms = spec.time_ms + (seat.bank_ms or 0)
-    req = DecisionRequest(request_id, spec.match_id, state.view(s), allowed_ms)
+    req = DecisionRequest(request_id, spec.match_id, None, allowed_ms, state=state, seat=s)
     t0 = time.perf_counter()
     fault = detail = answer = None
     action: int | None = None

@@ -141,6 +141,7 @@ class RemoteBot(Bot):
         self._check_alive()
         _CURRENT_MATCH.set(info.match_id)
         self._matches.add(info.match_id)
+        self._views.forget(info.match_id)
         self._send(pb.ArenaMessage(match_start=match_start_to_proto(info)))
 
     async def decide(self, request: DecisionRequest) -> int:
@@ -162,7 +163,10 @@ class RemoteBot(Bot):
         msg = pb.ArenaMessage()
         d = msg.decision
         d.request_id, d.match_id, d.time_ms = wid, request.match_id, request.time_ms
-        self._views.encode_into(d.view, request.view, request.match_id)
+        if request.state is not None and request.seat is not None:
+            self._views.encode_state_into(d.view, request.state, request.seat, request.match_id)
+        else:
+            self._views.encode_into(d.view, request.view, request.match_id)
         await self._send_now(msg)
         try:
             text = await fut

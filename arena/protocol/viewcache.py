@@ -1,4 +1,5 @@
-"""Incremental ``View`` message building for the arena's hot path: :class:`ViewEncoder`.
+"""Incremental ``View`` messages for the hot path: :class:`ViewEncoder` (arena side) and
+:class:`ViewDecoder` (bot side, used by the SDK).
 
 Most of a seat's view is the same from one of its decisions to the next within a hand: seat,
 roles, targets, scores, contract, kitty, discards, and the hand's past tricks and exchange
@@ -7,14 +8,18 @@ every decision; a :class:`ViewEncoder` keeps, per (match, seat), a *template* me
 those slow-changing fields, extends its tricks and exchange events in place as they grow, and
 for each decision copies the template (one C-level copy) and sets only the fields that change
 with every decision (hand, legal actions, current trick, trick counts, exchange status ...).
+:meth:`ViewEncoder.encode_state_into` reads those fields straight from the match state through
+the helpers ``view_of`` uses, so the arena does not build a :class:`View` per decision.
 
-The template is rebuilt whenever anything it holds could have changed: its key is the hand
-number, contract, trump, kitty state, discard count, scores, previous hand's points, hand
-points so far, contracts used and the finished flag; past tricks and events are append-only
-within a hand (a shorter list than the template's, or a different last trick or event where
-the template's lists end, also forces a rebuild). The result always
-equals ``view_to_proto(view)`` (``tests/protocol/test_viewcache.py`` checks it at every decision
-of many matches under every preset).
+A template is rebuilt whenever anything it holds could have changed: its key is the hand
+number, contract, trump, kitty state and cards, discards, scores, previous hand's points, hand
+points so far, contracts used, the finished flag and the rules (from the state: the state
+object itself instead of the cards and rules); past tricks and events are append-only within a
+hand (a shorter list than the template's, or a different last trick or event where the
+template's lists end, also forces a rebuild), and a match's templates are dropped when it starts
+or ends. The results always equal ``view_to_proto`` / ``view_from_proto``
+(``tests/protocol/test_viewcache.py`` checks it at every decision of many matches under every
+preset, for every seat, with match ids reused).
 """
 
 from __future__ import annotations
@@ -23,7 +28,9 @@ from dataclasses import dataclass
 
 from ..rules import RulesConfig
 from ..rules.errors import RulesError
-from ..rules.view import View
+from ..rules.cards import cards_of
+from ..rules.state import MatchState
+from ..rules.view import View, exchange_status, view_of, visible_hand
 from ._gen.threefiveeight.v1 import arena_pb2 as pb
 from .convert import (
     _ACTION_TEXT,
@@ -59,7 +66,7 @@ _MAX_TEMPLATES = 64
 def _template_key(view: View) -> tuple:
     return (view.hand_number, view.contract, view.trump, view.kitty_taken, view.discard_count,
             view.scores, view.prev_points, len(view.hand_points), view.contracts_used,
-            view.finished)
+            view.finished, view.cfg, view.kitty, view.discards)
 
 
 @dataclass(slots=True)
@@ -87,12 +94,14 @@ class ViewEncoder:
     """
 
     def __init__(self) -> None:
-        self._templates: dict[tuple[str, int], _Template] = {}
+        self._templates: dict[tuple[str, int], _Template] = {}        # encode_into
+        self._state_templates: dict[tuple[str, int], _Template] = {}  # encode_state_into
 
     def forget(self, match_id: str) -> None:
         """Drop the templates of a match (call when it ends)."""
-        for k in [k for k in self._templates if k[0] == match_id]:
-            del self._templates[k]
+        for templates in (self._templates, self._state_templates):
+            for k in [k for k in templates if k[0] == match_id]:
+                del templates[k]
 
     def encode_into(self, out: pb.View, view: View, match_id: str) -> None:
         """Fill the empty message ``out`` (e.g. ``request.view`` of a new ``DecisionRequest``)
@@ -132,6 +141,78 @@ class ViewEncoder:
         self.encode_into(out, view, match_id)
         return out
 
+    def encode_state_into(self, out: pb.View, state: MatchState, seat: int,
+                          match_id: str) -> None:
+        """Like :meth:`encode_into` for ``view_of(state, seat)``, without building the
+        :class:`View` unless the template must be rebuilt: the per-decision fields are read
+        from the state through the same visibility helpers ``view_of`` uses
+        (``visible_hand``, ``exchange_status``).
+
+        Raises:
+            ValueError: when ``seat`` is not 0, 1 or 2.
+        """
+        if seat not in (0, 1, 2):
+            raise ValueError(f"seat must be 0, 1 or 2, got {seat!r}")
+        t = self._state_template(state, seat, match_id)
+        out.CopyFrom(t.msg)
+        if not state.finished:
+            out.decision = _DECISION_TO_PB[state.decision]
+            to_act = out.to_act = state.current_seat
+            if to_act == seat:
+                legal = state.legal_actions()
+                texts = [_ACTION_TEXT.get(a) for a in legal]
+                if None in texts:
+                    texts = [action_to_text(a) for a in legal]
+                out.legal_actions.extend(texts)
+        else:
+            out.placings.extend(state.placings)
+        hand, hidden = visible_hand(state, seat)
+        out.hand.extend([_CARD_TEXT[c] for c in cards_of(hand)])
+        h0, h1, h2 = state.hands
+        out.hand_sizes.extend((h0.bit_count(), h1.bit_count(), h2.bit_count()))
+        if hidden:
+            out.hidden_own = hidden
+        if state.trick:
+            add = out.trick.add
+            for s, c in zip(state.trick_seats, state.trick):
+                add(seat=s, card=_CARD_TEXT[c])
+        if state.leader is not None:
+            out.leader = state.leader
+        out.tricks_won.extend(state.tricks_won)
+        if state.x is not None:
+            out.exchange.CopyFrom(_status_to_proto(exchange_status(state, seat)))
+
+    def _state_template(self, state: MatchState, seat: int, match_id: str) -> _Template:
+        slot = (match_id, seat)
+        key = (id(state), state.hand_number, state.contract, state.trump, state.kitty_taken,
+               len(state.discards), state.prev_points, len(state.hand_points),
+               tuple(state.contracts_used), state.finished)
+        tricks, events = state.tricks, state.events
+        t = self._state_templates.get(slot)
+        if (t is None or t.key != key or len(tricks) < t.n_tricks
+                or len(events) < t.n_events
+                or (t.n_tricks and tricks[t.n_tricks - 1] is not t.last_trick)
+                or (t.n_events and events[t.n_events - 1] is not t.last_event)):
+            if t is None and len(self._state_templates) >= _MAX_TEMPLATES:
+                del self._state_templates[next(iter(self._state_templates))]
+            msg = view_to_proto(view_of(state, seat))
+            for name in DYNAMIC_FIELDS:
+                msg.ClearField(name)
+            t = self._state_templates[slot] = _Template(
+                key, msg, len(tricks), len(events), tricks[-1] if tricks else None,
+                events[-1] if events else None)
+            return t
+        if len(tricks) > t.n_tricks:
+            t.msg.tricks.extend([_trick_to_proto(x) for x in tricks[t.n_tricks:]])
+            t.n_tricks = len(tricks)
+            t.last_trick = tricks[-1]
+        if len(events) > t.n_events:
+            t.msg.exchange_events.extend(
+                [_event_to_proto(e.seen_by(seat)) for e in events[t.n_events:]])
+            t.n_events = len(events)
+            t.last_event = events[-1]
+        return t
+
     def _template(self, view: View, match_id: str) -> _Template:
         slot = (match_id, view.seat)
         key = _template_key(view)
@@ -159,7 +240,7 @@ class ViewEncoder:
 # ----- the bot's side ------------------------------------------------------------------------
 def _decode_key(m: pb.View) -> tuple:
     return (m.seat, m.hand_number, m.contract, m.trump, m.kitty_taken, m.discard_count,
-            len(m.hand_points), m.finished)
+            len(m.hand_points), m.finished, tuple(m.kitty), tuple(m.discards))
 
 
 @dataclass(slots=True)

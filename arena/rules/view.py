@@ -115,7 +115,8 @@ def _kitty_visible(state: MatchState, seat: int) -> bool:
     return state.cfg.kitty_shown or seat == state.declarer
 
 
-def _exchange_status(state: MatchState, seat: int) -> ExchangeStatus | None:
+def exchange_status(state: MatchState, seat: int) -> ExchangeStatus | None:
+    """``seat``'s view of the exchange in progress (the batch only to the up player), or None."""
     x = state.x
     if x is None:
         return None
@@ -129,6 +130,16 @@ def _exchange_status(state: MatchState, seat: int) -> ExchangeStatus | None:
 _CONTRACTS_IN_MASK = tuple(tuple(c for c in range(6) if m >> c & 1) for m in range(64))
 
 
+def visible_hand(state: MatchState, seat: int) -> tuple[int, int]:
+    """(bitmask of the cards ``seat`` sees in its own hand, number of its cards not yet seen):
+    a six-contracts declarer choosing the contract sees only his first 6 dealt cards."""
+    hand = state.hands[seat]
+    if (state.cfg.declarer_view == "first6" and seat == state.declarer
+            and state.contract is None and not state.finished):
+        return hand & state.first6, (hand & ~state.first6).bit_count()
+    return hand, 0
+
+
 def view_of(state: MatchState, seat: int) -> View:
     """Build ``seat``'s view of ``state`` (``state.view(seat)`` calls this).
 
@@ -138,12 +149,7 @@ def view_of(state: MatchState, seat: int) -> View:
     if seat not in (0, 1, 2):
         raise ValueError(f"seat must be 0, 1 or 2, got {seat!r}")
     hands = state.hands
-    hand = hands[seat]
-    hidden = 0
-    if (state.cfg.declarer_view == "first6" and seat == state.declarer
-            and state.contract is None and not state.finished):
-        hidden = (hand & ~state.first6).bit_count()
-        hand &= state.first6
+    hand, hidden = visible_hand(state, seat)
     finished = state.finished
     return View(
         cfg=state.cfg, seat=seat, hand_number=state.hand_number, dealer=state.dealer,
@@ -163,7 +169,7 @@ def view_of(state: MatchState, seat: int) -> View:
         trick=tuple(zip(state.trick_seats, state.trick)),
         leader=state.leader, tricks=tuple(state.tricks), tricks_won=tuple(state.tricks_won),
         exchange_events=tuple(e.seen_by(seat) for e in state.events),
-        exchange=_exchange_status(state, seat),
+        exchange=exchange_status(state, seat),
         prev_points=state.prev_points, scores=tuple(state.scores),
         hand_points=tuple(state.hand_points),
         contracts_used=tuple([_CONTRACTS_IN_MASK[u] for u in state.contracts_used]),

@@ -138,6 +138,7 @@ class _Session:
             log.error("cannot read the start of match %r: %s", m.match_id, exc)
             return
         self.matches[info.match_id] = info
+        self.views.forget(info.match_id)
         log.info("match %s starts: %s, seat %d, %s", info.match_id, info.cfg.preset, info.seat,
                  " / ".join(info.names))
         try:

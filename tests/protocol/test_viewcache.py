@@ -26,8 +26,11 @@ def _play_and_compare(enc: ViewEncoder, states: dict[str, MatchState], rng: rand
         seats = (0, 1, 2) if every_seat else (state.current_seat,)
         for seat in seats:
             view = state.view(seat)
-            got = enc.encode(view, mid)
-            assert got == view_to_proto(view), (mid, seat, state.hand_number)
+            want = view_to_proto(view)
+            assert enc.encode(view, mid) == want, (mid, seat, state.hand_number)
+            from_state = pb.View()
+            enc.encode_state_into(from_state, state, seat, mid)
+            assert from_state == want, ("from the state", mid, seat, state.hand_number)
             checks += 1
         state.apply(rng.choice(state.legal_actions()))
         live = [m for m, s in states.items() if not s.finished]
@@ -53,6 +56,20 @@ def test_encoder_across_options_and_reused_match_ids() -> None:
         _play_and_compare(enc, states, rng, every_seat=False)
         if k % 2:
             enc.forget("a")
+
+
+def test_encoder_from_state_at_the_end_and_bad_seat() -> None:
+    state = MatchState.new(make_config("blato", hand_cap=1), seed=4)
+    rng = random.Random(4)
+    while not state.finished:
+        state.apply(rng.choice(state.legal_actions()))
+    enc = ViewEncoder()
+    for seat in (0, 1, 2):
+        msg = pb.View()
+        enc.encode_state_into(msg, state, seat, "m")
+        assert msg == view_to_proto(state.view(seat)) and list(msg.placings) == list(state.placings)
+    with pytest.raises(ValueError, match="seat must be 0, 1 or 2"):
+        enc.encode_state_into(pb.View(), state, 3, "m")
 
 
 def test_encode_into_fills_a_nested_message() -> None:
@@ -115,3 +132,29 @@ def test_decoder_checks_the_fields_it_converts() -> None:
     msg.hand_sizes.append(4)
     with pytest.raises(ConversionError, match="hand_sizes"):
         dec.decode(msg, state.cfg, "m")
+
+
+def _first_play_decision(preset: str, seed: int) -> MatchState:
+    """A state at the first card play of hand 1 (kitty taken, discards made, no trick yet),
+    always taking the first legal action: same contract whatever the deal."""
+    state = MatchState.new(make_config(preset), seed=seed)
+    while state.decision.value != "play":
+        state.apply(state.legal_actions()[0])
+    return state
+
+
+@pytest.mark.parametrize("preset", ["six-contracts", "blato"])
+def test_a_new_match_under_a_reused_id_never_gets_stale_kitty_or_discards(preset: str) -> None:
+    a, b = _first_play_decision(preset, 1), _first_play_decision(preset, 2)
+    declarer = a.declarer
+    assert a.discards and b.discards and a.discards != b.discards and not a.tricks
+    assert (a.contract, a.trump, a.declarer) == (b.contract, b.trump, b.declarer)
+    enc, dec = ViewEncoder(), ViewDecoder()
+    for state in (a, b):              # same id "x", no forget() in between
+        view = state.view(declarer)
+        want = view_to_proto(view)
+        assert enc.encode(view, "x") == want
+        from_state = pb.View()
+        enc.encode_state_into(from_state, state, declarer, "x")
+        assert from_state == want
+        assert dec.decode(want, state.cfg, "x") == view
