@@ -2,12 +2,16 @@
 bot processes, views, validation) against a raw gRPC bidi-stream ping-pong on the same machine.
 
 Both are driven from the arena's side, one request in flight at a time, to separate Python
-processes on 127.0.0.1 whose client is the SDK's stack (``grpc.aio``), so the ratio shows what
-the arena's own work (views, protobuf conversion, validation, records of decisions) and the
-SDK's (rebuilding the view, calling the bot) cost on top of transport. The two measurements
-alternate for several rounds (``rounds``, default 3) with the processes kept running, and the
-medians are compared, so a drift in machine load hits both alike. Issue 4's target:
-ratio >= 0.5.
+processes on 127.0.0.1 on the same client stack (``grpc.aio``, as the SDK). The arena plays
+full sergeant-major matches between three trivial bots (:mod:`arena.bench.trivial_bot`: the
+protocol spoken directly, first legal action answered, as little work per message as the echo
+client), so the ratio shows what the arena's own work (views, protobuf conversion, validation,
+fault checks, records of decisions) costs on top of transport. A third figure runs the same
+matches between SDK bots (``sample_bots.random_bot``): it adds the SDK's per-decision work on
+the bot's side (rebuilding the :class:`View`, calling the policy). Raw and arena measurements
+alternate for several rounds (``rounds``, default 3) with the processes kept running, and
+medians are compared, so a drift in machine load hits both alike; the SDK rounds follow on their
+own. Issue 4's target: arena / raw >= 0.5.
 
 Run: ``arena bench arena [--decisions N] [--rounds R]``.
 """
@@ -36,6 +40,7 @@ class ThroughputFigures:
     arena_rates: tuple[float, ...]
     raw_n: int
     arena_n: int
+    sdk_rates: tuple[float, ...] = ()
 
     @property
     def raw_per_s(self) -> float:
@@ -46,22 +51,35 @@ class ThroughputFigures:
         return statistics.median(self.arena_rates)
 
     @property
+    def sdk_per_s(self) -> float | None:
+        return statistics.median(self.sdk_rates) if self.sdk_rates else None
+
+    @property
     def ratio(self) -> float:
         return self.arena_per_s / self.raw_per_s
 
     def lines(self) -> list[str]:
         rounds = len(self.raw_rates)
-        return [
+        out = [
             f"raw gRPC bidi ping-pong : {self.raw_per_s:8,.0f} round trips/s "
             f"({1e6 / self.raw_per_s:.0f} us each; median of {rounds} rounds of "
             f"{self.raw_n // rounds} trips)",
             f"arena, trivial bots     : {self.arena_per_s:8,.0f} decisions/s "
             f"({1e6 / self.arena_per_s:.0f} us each; median of {rounds} rounds, "
             f"{self.arena_n} decisions in all)",
-            "rounds (raw / arena)    : " + ", ".join(
-                f"{r:,.0f} / {a:,.0f}" for r, a in zip(self.raw_rates, self.arena_rates)),
+        ]
+        sdk = self.sdk_per_s
+        if sdk is not None:
+            out.append(f"arena, SDK random bots  : {sdk:8,.0f} decisions/s "
+                       f"({1e6 / sdk:.0f} us each; the SDK's view rebuilding and policy call "
+                       "included)")
+        rows = zip(self.raw_rates, self.arena_rates, self.sdk_rates or [None] * rounds)
+        out += [
+            "rounds (raw / arena" + (" / SDK" if sdk is not None else "") + ") : " + ", ".join(
+                " / ".join(f"{x:,.0f}" for x in row if x is not None) for row in rows),
             f"ratio arena / raw       : {self.ratio:.2f} (target >= 0.50)",
         ]
+        return out
 
 
 # ----- raw ping-pong ------------------------------------------------------------------------
@@ -134,11 +152,17 @@ class RawRig:
 
 
 # ----- through the arena --------------------------------------------------------------------
+#: the bots of the two arena measurements
+TRIVIAL_BOT = ("-m", "arena.bench.trivial_bot")
+SDK_BOT = ("-m", "sample_bots.random_bot")
+
+
 class ArenaRig:
-    """The arena's server with three trivial bot processes (random bot, SDK); :meth:`rate`
+    """The arena's server with three bot processes running ``python *bot``; :meth:`rate`
     times whole sergeant-major matches."""
 
-    def __init__(self) -> None:
+    def __init__(self, bot: tuple[str, ...] = TRIVIAL_BOT) -> None:
+        self.bot = bot
         self._tmp = tempfile.TemporaryDirectory(prefix="arena-bench-")
         self.server = None
         self.pool = None
@@ -152,8 +176,8 @@ class ArenaRig:
         from ..tournament.runner import server_address
         self.server = ArenaServer("127.0.0.1:0")
         port = await self.server.start()
-        cmd = [sys.executable, "-m", "sample_bots.random_bot"]
-        entries = [BotEntry(name=f"trivial-{i}", command=cmd) for i in range(3)]
+        cmd = [sys.executable, *self.bot]
+        entries = [BotEntry(name=f"bot-{i}", command=cmd) for i in range(3)]
         self.pool = BotPool(self.server, entries, server_address("127.0.0.1:0", port),
                             Path(self._tmp.name), slots=1, register_timeout_s=30, max_crashes=0)
         leased = await self.pool.acquire([e.name for e in entries])
@@ -185,13 +209,16 @@ class ArenaRig:
         self._tmp.cleanup()
 
 
-async def bench_throughput(n: int = 3000, rounds: int = 3) -> ThroughputFigures:
-    """Alternate ``rounds`` raw and arena measurements of ``n`` round trips / decisions each
-    and return the figures (medians compared)."""
-    raw, rig = RawRig(), ArenaRig()
+async def bench_throughput(n: int = 3000, rounds: int = 3,
+                           sdk: bool = True) -> ThroughputFigures:
+    """Alternate ``rounds`` measurements of ``n`` round trips / decisions each, raw and arena
+    with trivial bots; then (``sdk``) as many rounds of the arena with SDK bots, on their own
+    (no other bot processes alive). Returns the figures (medians compared)."""
     raw_rates: list[float] = []
     arena_rates: list[float] = []
+    sdk_rates: list[float] = []
     arena_n = 0
+    raw, rig = RawRig(), ArenaRig(TRIVIAL_BOT)
     try:
         await raw.start()
         await rig.start()
@@ -203,7 +230,16 @@ async def bench_throughput(n: int = 3000, rounds: int = 3) -> ThroughputFigures:
     finally:
         await raw.stop()
         await rig.stop()
-    return ThroughputFigures(tuple(raw_rates), tuple(arena_rates), n * rounds, arena_n)
+    if sdk:
+        sdk_rig = ArenaRig(SDK_BOT)
+        try:
+            await sdk_rig.start()
+            for _ in range(rounds):
+                sdk_rates.append((await sdk_rig.rate(n))[0])
+        finally:
+            await sdk_rig.stop()
+    return ThroughputFigures(tuple(raw_rates), tuple(arena_rates), n * rounds, arena_n,
+                             tuple(sdk_rates))
 
 
 if __name__ == "__main__":  # pragma: no cover - manual use

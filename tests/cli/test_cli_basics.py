@@ -33,9 +33,10 @@ def test_bench_engine_rejects_bad_preset(capsys):
 def test_bench_arena_prints_both_rates_and_the_ratio(capsys):
     assert main(["bench", "arena", "--decisions", "200", "--rounds", "2"]) == 0
     out = capsys.readouterr().out
-    assert "raw gRPC bidi ping-pong" in out and "decisions/s" in out and "ratio arena / raw" in out
+    assert "raw gRPC bidi ping-pong" in out and "ratio arena / raw" in out
+    assert "arena, trivial bots" in out and "arena, SDK random bots" in out
     rounds = next(line for line in out.splitlines() if line.startswith("rounds"))
-    assert rounds.count("/") == 2 + 1      # "(raw / arena)" and one pair per round
+    assert rounds.count("/") == 2 + 2 * 2  # "(raw / arena / SDK)", then a triple per round
 
 
 def test_bench_arena_rejects_bad_rounds(capsys):
