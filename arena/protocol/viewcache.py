@@ -28,12 +28,20 @@ from dataclasses import dataclass
 
 from ..rules import RulesConfig
 from ..rules.errors import RulesError
-from ..rules.cards import cards_of
 from ..rules.state import MatchState
-from ..rules.view import View, exchange_status, view_of, visible_hand
+from ..rules.view import (
+    _CONTRACTS_IN_MASK,
+    View,
+    exchange_status,
+    kitty_visible,
+    view_of,
+    visible_discards,
+    visible_hand,
+)
 from ._gen.threefiveeight.v1 import arena_pb2 as pb
 from .convert import (
     _ACTION_TEXT,
+    _CARD_CODE,
     _CARD_TEXT,
     _DECISION_FROM_PB,
     _DECISION_TO_PB,
@@ -43,6 +51,7 @@ from .convert import (
     _event_from_proto,
     _event_to_proto,
     _opt,
+    _opt_index,
     _played,
     _status_from_proto,
     _status_to_proto,
@@ -58,6 +67,24 @@ from .convert import (
 #: fields of ``pb.View`` set on every decision (never taken from the template)
 DYNAMIC_FIELDS = ("decision", "to_act", "legal_actions", "hand", "hand_sizes", "hidden_own",
                   "trick", "leader", "tricks_won", "exchange", "placings")
+
+#: per suit: 13-bit rank mask -> texts of those cards (filled on first use, at most 4 x 8192)
+_SUIT_TEXTS: tuple[dict[int, tuple[str, ...]], ...] = ({}, {}, {}, {})
+
+
+def _hand_texts(mask: int) -> list[str]:
+    """Texts of the cards in a bitmask, in ``cards_of`` order (suit by suit, rank ascending)."""
+    out: list[str] = []
+    for suit in range(4):
+        ranks = (mask >> (13 * suit)) & 0x1FFF
+        if ranks:
+            texts = _SUIT_TEXTS[suit].get(ranks)
+            if texts is None:
+                texts = _SUIT_TEXTS[suit][ranks] = tuple(
+                    _CARD_TEXT[13 * suit + r] for r in range(13) if ranks >> r & 1)
+            out += texts
+    return out
+
 
 #: templates kept per encoder (one per (match, seat) in play; the oldest goes first)
 _MAX_TEMPLATES = 64
@@ -77,6 +104,35 @@ class _Template:
     n_events: int
     last_trick: object   # the view's last trick / event when the template was extended:
     last_event: object   # a different one there means another match reused the slot
+    semi: tuple = ()     # encode_state_into: the contract/kitty/discard state patched in
+
+
+#: template fields that change at most a few times a hand (contract, kitty, discards): from the
+#: state, encode_state_into patches them into the template instead of rebuilding it
+SEMI_STATIC_FIELDS = ("contract", "trump", "contracts_used", "kitty_taken", "kitty_visible",
+                      "kitty", "discards", "discard_count")
+
+
+def _semi_key(state: MatchState) -> tuple:
+    return (state.contract, state.trump, tuple(state.contracts_used), state.kitty_taken,
+            len(state.discards))
+
+
+def _patch_semi(msg: pb.View, state: MatchState, seat: int) -> None:
+    """Set the :data:`SEMI_STATIC_FIELDS` of ``msg`` as ``view_to_proto(view_of(state, seat))``
+    would (same helpers as ``view_of``)."""
+    for name in SEMI_STATIC_FIELDS:
+        msg.ClearField(name)
+    msg.contract = _opt_index(state.contract)
+    msg.trump = _opt_index(state.trump if state.trump >= 0 else None)
+    msg.contracts_used.extend([pb.ContractsUsed(contracts=[c + 1 for c in _CONTRACTS_IN_MASK[u]])
+                               for u in state.contracts_used])
+    msg.kitty_taken = state.kitty_taken
+    if kitty_visible(state, seat):
+        msg.kitty_visible = True
+        msg.kitty.extend([_CARD_TEXT[c] for c in state.kitty])
+    msg.discards.extend([_CARD_TEXT[c] for c in visible_discards(state, seat)])
+    msg.discard_count = len(state.discards)
 
 
 def _new_template(view: View, key: tuple) -> _Template:
@@ -167,7 +223,7 @@ class ViewEncoder:
         else:
             out.placings.extend(state.placings)
         hand, hidden = visible_hand(state, seat)
-        out.hand.extend([_CARD_TEXT[c] for c in cards_of(hand)])
+        out.hand.extend(_hand_texts(hand))
         h0, h1, h2 = state.hands
         out.hand_sizes.extend((h0.bit_count(), h1.bit_count(), h2.bit_count()))
         if hidden:
@@ -184,9 +240,8 @@ class ViewEncoder:
 
     def _state_template(self, state: MatchState, seat: int, match_id: str) -> _Template:
         slot = (match_id, seat)
-        key = (id(state), state.hand_number, state.contract, state.trump, state.kitty_taken,
-               len(state.discards), state.prev_points, len(state.hand_points),
-               tuple(state.contracts_used), state.finished)
+        key = (id(state), state.hand_number, state.prev_points, len(state.hand_points),
+               state.finished)
         tricks, events = state.tricks, state.events
         t = self._state_templates.get(slot)
         if (t is None or t.key != key or len(tricks) < t.n_tricks
@@ -200,8 +255,12 @@ class ViewEncoder:
                 msg.ClearField(name)
             t = self._state_templates[slot] = _Template(
                 key, msg, len(tricks), len(events), tricks[-1] if tricks else None,
-                events[-1] if events else None)
+                events[-1] if events else None, _semi_key(state))
             return t
+        semi = _semi_key(state)
+        if semi != t.semi:
+            _patch_semi(t.msg, state, seat)
+            t.semi = semi
         if len(tricks) > t.n_tricks:
             t.msg.tricks.extend([_trick_to_proto(x) for x in tricks[t.n_tricks:]])
             t.n_tricks = len(tricks)
@@ -239,8 +298,7 @@ class ViewEncoder:
 
 # ----- the bot's side ------------------------------------------------------------------------
 def _decode_key(m: pb.View) -> tuple:
-    return (m.seat, m.hand_number, m.contract, m.trump, m.kitty_taken, m.discard_count,
-            len(m.hand_points), m.finished, tuple(m.kitty), tuple(m.discards))
+    return (m.hand_number, m.contract, m.kitty_taken, m.discard_count, m.finished)
 
 
 @dataclass(slots=True)
@@ -249,25 +307,19 @@ class _Decoded:
     view: View             # the last view decoded in full (its slow-changing fields are reused)
     tricks: tuple
     events: tuple
-    last_trick: pb.Trick | None   # copies of the messages the lists end with
-    last_event: pb.ExchangeEvent | None
-
-
-def _copy(msg):  # noqa: ANN001, ANN202 - a message or None
-    if msg is None:
-        return None
-    out = type(msg)()
-    out.CopyFrom(msg)
-    return out
 
 
 class ViewDecoder:
     """Rebuilds :class:`View` objects from ``View`` messages, equal to
     :func:`arena.protocol.convert.view_from_proto`, reusing per-match work (the bot's side of
     :class:`ViewEncoder`): the slow-changing fields come from the match's previous view while
-    its key (seat, hand number, contract, trump, kitty state, discard count, hand points so far,
-    finished) is unchanged, and past tricks and exchange events are converted only when new.
-    The fields that change with every decision are converted (and checked) every time.
+    its key (hand number, contract, kitty taken, discard count, finished) and rules are
+    unchanged, and past tricks and exchange events are converted only when new. The fields that
+    change with every decision are converted (and checked) every time.
+
+    It relies on what the arena guarantees within one match (RULES.md: a hand's tricks and
+    exchange events only grow; the rest changes only with the key above), so call
+    :meth:`forget` when a match starts and ends (the SDK does, on ``MatchStart`` / ``MatchEnd``).
 
     Raises (from :meth:`decode`): ``ConversionError`` like ``view_from_proto``.
     """
@@ -283,19 +335,13 @@ class ViewDecoder:
         """The :class:`View` of message ``m`` under rules ``cfg`` (``match_id`` keys the cache)."""
         key = _decode_key(m)
         d = self._matches.get(match_id)
-        tricks, events = m.tricks, m.exchange_events
-        n_tricks, n_events = len(tricks), len(events)
+        n_tricks, n_events = len(m.tricks), len(m.exchange_events)
         if (d is None or d.key != key or d.view.cfg is not cfg
-                or n_tricks < len(d.tricks) or n_events < len(d.events)
-                or (d.tricks and tricks[len(d.tricks) - 1] != d.last_trick)
-                or (d.events and events[len(d.events) - 1] != d.last_event)):
+                or n_tricks < len(d.tricks) or n_events < len(d.events)):
             view = view_from_proto(m, cfg)
             if d is None and len(self._matches) >= _MAX_TEMPLATES:
                 del self._matches[next(iter(self._matches))]
-            self._matches[match_id] = _Decoded(
-                key, view, view.tricks, view.exchange_events,
-                _copy(m.tricks[-1]) if n_tricks else None,
-                _copy(m.exchange_events[-1]) if n_events else None)
+            self._matches[match_id] = _Decoded(key, view, view.tricks, view.exchange_events)
             return view
         try:
             return self._decode_hit(m, d, n_tricks, n_events)
@@ -307,30 +353,36 @@ class ViewDecoder:
     @staticmethod
     def _decode_hit(m: pb.View, d: _Decoded, n_tricks: int, n_events: int) -> View:
         if n_tricks > len(d.tricks):
-            d.tricks += tuple(_trick_from_proto(t) for t in m.tricks[len(d.tricks):])
-            d.last_trick = _copy(m.tricks[-1])
+            d.tricks += tuple([_trick_from_proto(t) for t in m.tricks[len(d.tricks):]])
         if n_events > len(d.events):
-            d.events += tuple(_event_from_proto(e) for e in m.exchange_events[len(d.events):])
-            d.last_event = _copy(m.exchange_events[-1])
-        if m.decision != 0 and m.decision not in _DECISION_FROM_PB:
-            raise ConversionError(f"View field 'decision': unknown value {m.decision}")
+            d.events += tuple([_event_from_proto(e) for e in m.exchange_events[len(d.events):]])
+        decision = m.decision
+        if decision:
+            decision = _DECISION_FROM_PB.get(decision)
+            if decision is None:
+                raise ConversionError(f"View field 'decision': unknown value {m.decision}")
+        else:
+            decision = None
+        hand_sizes, tricks_won, placings = tuple(m.hand_sizes), tuple(m.tricks_won), None
+        if len(hand_sizes) != 3:
+            _triple(hand_sizes, "hand_sizes")       # raises, naming the field
+        if len(tricks_won) != 3:
+            _triple(tricks_won, "tricks_won")
+        if m.placings:
+            placings = _triple(tuple(m.placings), "placings")
+        try:
+            trick = tuple([(p.seat, _CARD_CODE[p.card]) for p in m.trick])
+        except KeyError:
+            trick = tuple([(p.seat, _card(p.card)) for p in m.trick])
         b = d.view
-        placings = tuple(m.placings)
+        # positional, in View's field order (the tests compare with view_from_proto)
         return View(
-            cfg=b.cfg, seat=b.seat, hand_number=b.hand_number, dealer=b.dealer,
-            declarer=b.declarer, roles=b.roles, targets=b.targets, limits=b.limits,
-            contract=b.contract, trump=b.trump,
-            decision=None if m.decision == 0 else _DECISION_FROM_PB[m.decision],
-            to_act=_opt(m, "to_act"),
-            legal_actions=actions_from_texts(m.legal_actions),
-            hand=_cards(m.hand), hand_sizes=_triple(m.hand_sizes, "hand_sizes"),
-            hidden_own=m.hidden_own, kitty=b.kitty, kitty_taken=b.kitty_taken,
-            discards=b.discards, discard_count=b.discard_count,
-            trick=tuple([(p.seat, _card(p.card)) for p in m.trick]), leader=_opt(m, "leader"),
-            tricks=d.tricks, tricks_won=_triple(m.tricks_won, "tricks_won"),
-            exchange_events=d.events,
-            exchange=_status_from_proto(m.exchange) if m.HasField("exchange") else None,
-            prev_points=b.prev_points, scores=b.scores, hand_points=b.hand_points,
-            contracts_used=b.contracts_used, finished=b.finished,
-            placings=_triple(placings, "placings") if placings else None,
-        )
+            b.cfg, b.seat, b.hand_number, b.dealer, b.declarer, b.roles, b.targets, b.limits,
+            b.contract, b.trump, decision,
+            m.to_act if m.HasField("to_act") else None,
+            actions_from_texts(m.legal_actions), _cards(m.hand), hand_sizes, m.hidden_own,
+            b.kitty, b.kitty_taken, b.discards, b.discard_count, trick,
+            m.leader if m.HasField("leader") else None,
+            d.tricks, tricks_won, d.events,
+            _status_from_proto(m.exchange) if m.HasField("exchange") else None,
+            b.prev_points, b.scores, b.hand_points, b.contracts_used, b.finished, placings)

@@ -109,7 +109,9 @@ class View:
         return out
 
 
-def _kitty_visible(state: MatchState, seat: int) -> bool:
+def kitty_visible(state: MatchState, seat: int) -> bool:
+    """Whether ``seat`` sees the kitty now: once taken, where the preset shows it, and always
+    to the declarer who took it."""
     if not state.cfg.kitty_size or not state.kitty_taken:
         return False
     return state.cfg.kitty_shown or seat == state.declarer
@@ -128,6 +130,11 @@ def exchange_status(state: MatchState, seat: int) -> ExchangeStatus | None:
 
 #: contract indexes in each 6-bit "contracts used" mask
 _CONTRACTS_IN_MASK = tuple(tuple(c for c in range(6) if m >> c & 1) for m in range(64))
+
+
+def visible_discards(state: MatchState, seat: int) -> tuple[int, ...]:
+    """The discards ``seat`` sees: all of them for the declarer who made them, else none."""
+    return tuple(state.discards) if seat == state.declarer else ()
 
 
 def visible_hand(state: MatchState, seat: int) -> tuple[int, int]:
@@ -162,9 +169,9 @@ def view_of(state: MatchState, seat: int) -> View:
         hand=tuple(cards_of(hand)),
         hand_sizes=(hands[0].bit_count(), hands[1].bit_count(), hands[2].bit_count()),
         hidden_own=hidden,
-        kitty=tuple(state.kitty) if _kitty_visible(state, seat) else None,
+        kitty=tuple(state.kitty) if kitty_visible(state, seat) else None,
         kitty_taken=state.kitty_taken,
-        discards=tuple(state.discards) if seat == state.declarer else (),
+        discards=visible_discards(state, seat),
         discard_count=len(state.discards),
         trick=tuple(zip(state.trick_seats, state.trick)),
         leader=state.leader, tricks=tuple(state.tricks), tricks_won=tuple(state.tricks_won),
