@@ -15,6 +15,11 @@ something that is not an action code, an ``ErrorReport`` is sent for that reques
 goes on); ``Rejection`` -> a warning in the log; ``MatchEnd`` -> ``player.on_match_end(end)``;
 ``Goodbye`` -> the arena closes the stream and :func:`run` returns. Requests are answered one
 at a time, in arrival order, even when several matches run at once.
+
+The connection runs on its own ``grpc.aio`` event loop (``asyncio.run``) in the calling thread,
+and ``decide`` is called on that thread: call :func:`run` where no event loop is running. The
+first SIGTERM / SIGINT ends the session once the current ``decide`` returns; a second one exits
+at once. Views are rebuilt incrementally (:class:`arena.protocol.viewcache.ViewDecoder`).
 """
 
 from __future__ import annotations
