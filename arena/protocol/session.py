@@ -17,7 +17,9 @@ for every pending request and makes :attr:`alive` False. An answer to a request 
 (the runner's timeout cancelled :meth:`decide`) is discarded and, unless the runner already
 rejected that request, answered with a LATE rejection; an answer to an id never sent (or sent
 twice) gets UNKNOWN_REQUEST. Messages that do not parse or have no known kind get a rejection
-too; nothing a bot sends can raise into the server.
+too; nothing a bot sends can raise into the server. Such bad messages are counted
+(:attr:`RemoteBot.bad_messages`); a flood is logged sparingly and stops getting rejections past
+:data:`MAX_REJECTIONS` (see :data:`LOG_FIRST`).
 """
 
 from __future__ import annotations
@@ -55,6 +57,10 @@ _REASONS = {
 }
 _RECENT_KEPT = 4096           # finished requests remembered (LATE vs UNKNOWN, reject's match)
 _MAX_TEXT = 2000              # characters of bot-supplied text kept in faults and logs
+#: a bot flooding the arena with bad messages: the first ones are logged one by one, then one
+#: line per LOG_EVERY; rejections are sent for the first MAX_REJECTIONS only (a bot that does
+#: not read them would otherwise grow the outbox without bound)
+LOG_FIRST, LOG_EVERY, MAX_REJECTIONS = 20, 1000, 10_000
 
 #: put in the outbox to end the stream
 CLOSE = object()
@@ -118,6 +124,8 @@ class RemoteBot(Bot):
         self._last_by_runner_id: dict[int, int] = {}
         self._matches: set[str] = set()
         self._views = ViewEncoder()
+        #: messages from the bot that were rejected or could not be matched to a request
+        self.bad_messages = 0
         self.done = asyncio.get_running_loop().create_future()
 
     # ----- Bot interface ---------------------------------------------------------------------
@@ -247,10 +255,27 @@ class RemoteBot(Bot):
         except Exception as exc:  # noqa: BLE001 - a failed write means the stream is gone
             self.connection_lost(f"write failed: {type(exc).__name__}: {exc}")
 
+    def _count_bad(self, what: str) -> bool:
+        """Count one bad message; log ``what`` while under :data:`LOG_FIRST`, then one line per
+        :data:`LOG_EVERY`. Returns whether a rejection may still be sent."""
+        self.bad_messages += 1
+        n = self.bad_messages
+        if n <= LOG_FIRST:
+            log.warning("bot %r: %s", self.name, what)
+            if n == LOG_FIRST:
+                log.warning("bot %r: %d bad messages; from now on one line per %d", self.name,
+                            n, LOG_EVERY)
+        elif n % LOG_EVERY == 0:
+            log.warning("bot %r: %d bad messages so far (latest: %s)", self.name, n, what)
+        if n == MAX_REJECTIONS + 1:
+            log.warning("bot %r: over %d bad messages: no more rejections are sent to it",
+                        self.name, MAX_REJECTIONS)
+        return n <= MAX_REJECTIONS
+
     def _reject_msg(self, request_id: int, reason: int, detail: str, match_id: str = "") -> None:
-        log.warning("bot %r: rejected message (request %d): %s", self.name, request_id, detail)
-        self._send(pb.ArenaMessage(rejection=pb.Rejection(
-            request_id=request_id, reason=reason, detail=detail, match_id=match_id)))
+        if self._count_bad(f"rejected message (request {request_id}): {detail}"):
+            self._send(pb.ArenaMessage(rejection=pb.Rejection(
+                request_id=request_id, reason=reason, detail=detail, match_id=match_id)))
 
     def feed(self, raw: bytes) -> None:
         """Handle one raw message from the bot (never raises for anything the bot sent)."""
@@ -297,5 +322,4 @@ class RemoteBot(Bot):
         if pend is not None and not pend.future.done():
             pend.future.set_exception(BotFault("error", message or "bot reported an error"))
             return
-        log.warning("bot %r reported an error%s: %s", self.name,
-                    f" for request {wid}" if wid else "", message)
+        self._count_bad(f"reported an error{f' for request {wid}' if wid else ''}: {message}")

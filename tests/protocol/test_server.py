@@ -8,6 +8,7 @@ import asyncio
 import pytest
 
 from arena.match.bot import BotFault, DecisionRequest, MatchEnd, MatchInfo
+from arena.protocol import session
 from arena.protocol._gen.threefiveeight.v1 import arena_pb2 as pb
 from arena.protocol.errors import BotConnectTimeout, ServerStartError, UnknownTokenError
 from arena.rules import MatchState, make_config
@@ -223,6 +224,38 @@ def test_bad_messages_are_rejected_and_the_session_goes_on() -> None:
             await client.close()
             await server.stop()
     run(scenario())
+
+
+def test_a_flood_of_bad_messages_is_logged_and_answered_within_limits(monkeypatch, caplog):
+    monkeypatch.setattr(session, "LOG_FIRST", 5)
+    monkeypatch.setattr(session, "LOG_EVERY", 20)
+    monkeypatch.setattr(session, "MAX_REJECTIONS", 25)
+
+    async def scenario():
+        server, client, bot = await _connected()
+        try:
+            for _ in range(60):
+                await client.send(b"\x0a\xff")
+            await client.send(pb.BotMessage(error=pb.ErrorReport(request_id=77, message="x")))
+            task = asyncio.create_task(bot.decide(_request(1)))
+            rejections = 0
+            while (msg := await client.recv()).WhichOneof("kind") == "rejection":
+                rejections += 1
+            assert msg.WhichOneof("kind") == "decision"   # the session still serves
+            task.cancel()
+            return rejections, bot.bad_messages
+        finally:
+            await client.close()
+            await server.stop()
+
+    with caplog.at_level("WARNING", logger="arena.protocol"):
+        rejections, bad = run(scenario())
+    assert (rejections, bad) == (25, 61)
+    lines = [r.getMessage() for r in caplog.records if "alpha" in r.getMessage()]
+    # 5 one by one + the switch notice + one per 20 (20, 40, 60) + the "no more rejections" notice
+    assert len(lines) == 5 + 1 + 3 + 1, lines
+    assert "from now on one line per 20" in lines[5]
+    assert any("no more rejections" in line for line in lines)
 
 
 def test_late_answer_is_discarded_and_rejected_once() -> None:
