@@ -29,6 +29,7 @@ from pathlib import Path
 
 from ..match import Bot
 from ..match.bot import DecisionRequest
+from ..protocol.errors import redact
 from .config import BotEntry
 
 log = logging.getLogger("arena.tournament")
@@ -222,7 +223,8 @@ class BotPool:
         try:
             with open(log_path, "ab") as logf:
                 stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
-                logf.write(f"=== {stamp} instance {st.started}: {argv}\n".encode())
+                shown = [a.replace(token, redact(token)) for a in argv]  # no secrets in logs
+                logf.write(f"=== {stamp} instance {st.started}: {shown}\n".encode())
                 logf.flush()
                 proc = await asyncio.create_subprocess_exec(
                     *argv, stdin=asyncio.subprocess.DEVNULL, stdout=logf,

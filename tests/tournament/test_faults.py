@@ -4,6 +4,7 @@ or forfeits, the tournament completes, and no bot process is left (issue 4)."""
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 
@@ -138,7 +139,9 @@ def test_bot_that_never_registers_forfeits_and_is_disqualified(tmp_path):
     reasons = [r.forfeit_reasons[i] for r, i in bad]
     assert sum("did not register within 1.5 s; see its log" in x for x in reasons) == 2
     assert sum("disqualified" in x for x in reasons) == 4
-    assert (tmp_path / "logs" / "bad.log").is_file()
+    log_text = (tmp_path / "logs" / "bad.log").read_text()
+    assert "=== " in log_text and "--token" in log_text
+    assert not re.search(r"[0-9a-f]{32}", log_text)   # the instance tokens are redacted
 
 
 def test_bot_command_that_dies_at_start_is_explained(tmp_path, capsys):
