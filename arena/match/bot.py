@@ -60,7 +60,9 @@ class DecisionRequest:
         view: ``state.view(seat)``; ``view.legal_actions`` holds the legal action codes.
         time_ms: time allowed for the answer, in milliseconds (the arena adds a grace margin).
         state, seat: the position the view is taken from, or None. The state is the live
-            match state: read it only during ``Bot.decide`` and never change it.
+            match state: read it only during ``Bot.decide`` and never change it. Likewise a
+            lazily built :attr:`view` shows the position of the moment it is first read: a bot
+            that hands the request on (to a thread, a queue) reads ``view`` inside ``decide``.
 
     Raises:
         ValueError: neither a view nor a state and seat were given.

@@ -13,13 +13,14 @@ the helpers ``view_of`` uses, so the arena does not build a :class:`View` per de
 
 A template is rebuilt whenever anything it holds could have changed: its key is the hand
 number, contract, trump, kitty state and cards, discards, scores, previous hand's points, hand
-points so far, contracts used, the finished flag and the rules (from the state: the state
-object itself instead of the cards and rules); past tricks and events are append-only within a
-hand (a shorter list than the template's, or a different last trick or event where the
-template's lists end, also forces a rebuild), and a match's templates are dropped when it starts
-or ends. The results always equal ``view_to_proto`` / ``view_from_proto``
-(``tests/protocol/test_viewcache.py`` checks it at every decision of many matches under every
-preset, for every seat, with match ids reused).
+points so far, contracts used, the finished flag and the rules; past tricks and events are
+append-only within a hand, so lists that do not start with the template's force a rebuild too.
+From the state (:meth:`ViewEncoder.encode_state_into`) the template holds the state object
+itself and the hand's key; the contract, kitty and discard fields are patched in place when
+they change. A match's templates are dropped when it starts or ends; match ids must be unique
+among the matches in play on one encoder (they are: the arena's ids are). The results always
+equal ``view_to_proto`` / ``view_from_proto`` (``tests/protocol/test_viewcache.py`` checks it at
+every decision of many matches under every preset, for every seat, with match ids reused).
 """
 
 from __future__ import annotations
@@ -102,9 +103,10 @@ class _Template:
     msg: pb.View
     n_tricks: int
     n_events: int
-    last_trick: object   # the view's last trick / event when the template was extended:
-    last_event: object   # a different one there means another match reused the slot
-    semi: tuple = ()     # encode_state_into: the contract/kitty/discard state patched in
+    tricks: tuple = ()   # encode_into: the tricks and events the template holds (a view
+    events: tuple = ()   # whose lists do not start with them needs a new template)
+    state: object = None  # encode_state_into: the match state it was built from (held, so
+    semi: tuple = ()      # its id cannot be reused); the contract/kitty/discard state patched in
 
 
 #: template fields that change at most a few times a hand (contract, kitty, discards): from the
@@ -139,9 +141,8 @@ def _new_template(view: View, key: tuple) -> _Template:
     msg = view_to_proto(view)
     for name in DYNAMIC_FIELDS:
         msg.ClearField(name)
-    return _Template(key, msg, len(view.tricks), len(view.exchange_events),
-                     view.tricks[-1] if view.tricks else None,
-                     view.exchange_events[-1] if view.exchange_events else None)
+    return _Template(key, msg, len(view.tricks), len(view.exchange_events), view.tricks,
+                     view.exchange_events)
 
 
 class ViewEncoder:
@@ -240,22 +241,19 @@ class ViewEncoder:
 
     def _state_template(self, state: MatchState, seat: int, match_id: str) -> _Template:
         slot = (match_id, seat)
-        key = (id(state), state.hand_number, state.prev_points, len(state.hand_points),
-               state.finished)
+        # the same state object in the same hand: its tricks and events only grow
+        key = (state.hand_number, state.prev_points, len(state.hand_points), state.finished)
         tricks, events = state.tricks, state.events
         t = self._state_templates.get(slot)
-        if (t is None or t.key != key or len(tricks) < t.n_tricks
-                or len(events) < t.n_events
-                or (t.n_tricks and tricks[t.n_tricks - 1] is not t.last_trick)
-                or (t.n_events and events[t.n_events - 1] is not t.last_event)):
+        if (t is None or t.state is not state or t.key != key or len(tricks) < t.n_tricks
+                or len(events) < t.n_events):
             if t is None and len(self._state_templates) >= _MAX_TEMPLATES:
                 del self._state_templates[next(iter(self._state_templates))]
             msg = view_to_proto(view_of(state, seat))
             for name in DYNAMIC_FIELDS:
                 msg.ClearField(name)
             t = self._state_templates[slot] = _Template(
-                key, msg, len(tricks), len(events), tricks[-1] if tricks else None,
-                events[-1] if events else None, _semi_key(state))
+                key, msg, len(tricks), len(events), state=state, semi=_semi_key(state))
             return t
         semi = _semi_key(state)
         if semi != t.semi:
@@ -264,12 +262,10 @@ class ViewEncoder:
         if len(tricks) > t.n_tricks:
             t.msg.tricks.extend([_trick_to_proto(x) for x in tricks[t.n_tricks:]])
             t.n_tricks = len(tricks)
-            t.last_trick = tricks[-1]
         if len(events) > t.n_events:
             t.msg.exchange_events.extend(
                 [_event_to_proto(e.seen_by(seat)) for e in events[t.n_events:]])
             t.n_events = len(events)
-            t.last_event = events[-1]
         return t
 
     def _template(self, view: View, match_id: str) -> _Template:
@@ -278,8 +274,8 @@ class ViewEncoder:
         t = self._templates.get(slot)
         if (t is None or t.key != key or len(view.tricks) < t.n_tricks
                 or len(view.exchange_events) < t.n_events
-                or (t.n_tricks and view.tricks[t.n_tricks - 1] != t.last_trick)
-                or (t.n_events and view.exchange_events[t.n_events - 1] != t.last_event)):
+                or view.tricks[:t.n_tricks] != t.tricks
+                or view.exchange_events[:t.n_events] != t.events):
             if t is None and len(self._templates) >= _MAX_TEMPLATES:
                 del self._templates[next(iter(self._templates))]
             t = self._templates[slot] = _new_template(view, key)
@@ -287,12 +283,12 @@ class ViewEncoder:
         if len(view.tricks) > t.n_tricks:
             t.msg.tricks.extend([_trick_to_proto(x) for x in view.tricks[t.n_tricks:]])
             t.n_tricks = len(view.tricks)
-            t.last_trick = view.tricks[-1]
+            t.tricks = view.tricks
         if len(view.exchange_events) > t.n_events:
             t.msg.exchange_events.extend(
                 [_event_to_proto(e) for e in view.exchange_events[t.n_events:]])
             t.n_events = len(view.exchange_events)
-            t.last_event = view.exchange_events[-1]
+            t.events = view.exchange_events
         return t
 
 

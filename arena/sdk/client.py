@@ -17,7 +17,9 @@ goes on); ``Rejection`` -> a warning in the log; ``MatchEnd`` -> ``player.on_mat
 at a time, in arrival order, even when several matches run at once.
 
 The connection runs on its own ``grpc.aio`` event loop (``asyncio.run``) in the calling thread,
-and ``decide`` is called on that thread: call :func:`run` where no event loop is running. The
+and ``decide`` is called on that thread: call :func:`run` where no event loop is running, and
+do not call ``asyncio.run`` inside ``decide``; to use asyncio there, write ``async def
+decide``: the SDK awaits it on its loop (still one request at a time). The
 first SIGTERM / SIGINT ends the session once the current ``decide`` returns; a second one exits
 at once. Views are rebuilt incrementally (:class:`arena.protocol.viewcache.ViewDecoder`).
 """
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
 import logging
 import operator
 import os
@@ -50,6 +53,7 @@ from ..protocol.convert import (
     match_info_from_proto,
 )
 from ..protocol.viewcache import ViewDecoder
+from ..rules.view import View
 from .player import Player
 
 log = logging.getLogger("arena.sdk")
@@ -79,6 +83,11 @@ def _parse_args(player: Player, argv: Sequence[str] | None) -> argparse.Namespac
         ap.error("the arena address is required: --arena HOST:PORT (or set ARENA_ADDRESS)")
     if not args.token:
         ap.error("the token is required: --token TOKEN (or set ARENA_TOKEN)")
+    for what, value in (("--token", args.token), ("--name", args.name or "")):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            ap.error(f"{what} must be text (UTF-8); got {value!r}")
     return args
 
 
@@ -95,6 +104,8 @@ class _Session:
         self.out: deque[pb.BotMessage] = deque()  # answers to write, in order
         self.matches: dict[str, MatchInfo] = {}
         self.views = ViewDecoder()
+        #: (request id, time ms, view, start, coroutine) of an ``async def decide`` to await
+        self.awaiting: tuple[int, int, View, float, Any] | None = None
         self.registered = False
         self.rejected = False
         self.goodbye = False
@@ -185,19 +196,40 @@ class _Session:
             log.exception("decide raised on request %d", rid)
             self.error(rid, _describe(exc))
             return
+        if inspect.isawaitable(action):  # an ``async def decide``: _play awaits it
+            self.awaiting = (rid, req.time_ms, view, t0, action)
+            return
+        self._answer(rid, req.time_ms, view, t0, action)
+
+    async def finish_awaiting(self) -> None:
+        """Await the coroutine of an ``async def decide`` and send its answer (or its error)."""
+        if self.awaiting is None:
+            return
+        rid, time_ms, view, t0, pending = self.awaiting
+        self.awaiting = None
+        try:
+            action = await pending
+        except Exception as exc:  # noqa: BLE001 - reported to the arena as this request's error
+            log.exception("decide raised on request %d", rid)
+            self.error(rid, _describe(exc))
+            return
+        self._answer(rid, time_ms, view, t0, action)
+
+    def _answer(self, rid: int, time_ms: int, view: View, t0: float, action: object) -> None:
         ms = (time.perf_counter() - t0) * 1000
-        if ms > req.time_ms > 0:
+        if ms > time_ms > 0:
             log.warning("decide took %.0f ms on request %d (time allowed %d ms)", ms, rid,
-                        req.time_ms)
+                        time_ms)
         try:
             if isinstance(action, bool):
                 raise TypeError("a bool is not an action code")
-            text = action_to_text(operator.index(action))
+            code = operator.index(action)  # type: ignore[arg-type]
+            text = action_to_text(code)
         except (TypeError, ConversionError):
             log.error("decide returned %r, not an action code", action)
             self.error(rid, f"decide returned {action!r:.200}, not an action code")
             return
-        if view.legal_actions and action not in view.legal_actions:
+        if view.legal_actions and code not in view.legal_actions:
             log.warning("decide returned %s, which is not legal here", text)
         self.send(pb.BotMessage(decision=pb.DecisionResponse(request_id=rid, action=text)))
 
@@ -223,6 +255,55 @@ def run(player: Player, argv: Sequence[str] | None = None) -> None:
     status = _serve(player, args)
     if status != EXIT_OK:
         raise SystemExit(status)
+
+
+_EOF = object()  # the reader's mark for the end of the stream
+
+
+async def _read_ahead(call: Any, inbox: asyncio.Queue[object]) -> None:
+    """Read the arena's messages into ``inbox`` as they come (a read is always pending, so
+    what the arena sends while ``decide`` runs is received), then ``_EOF`` or the RpcError."""
+    try:
+        while (msg := await call.read()) is not grpc.aio.EOF:
+            inbox.put_nowait(msg)
+    except grpc.RpcError as exc:
+        inbox.put_nowait(exc)
+    else:
+        inbox.put_nowait(_EOF)
+
+
+async def _play(call: Any, session: _Session, inbox: asyncio.Queue[object]) -> None:
+    """Handle the arena's messages and write the answers until the stream ends or the session
+    says stop. Raises grpc.RpcError when the connection breaks."""
+    while True:
+        item = await inbox.get()
+        if item is _EOF:
+            return
+        if isinstance(item, grpc.RpcError):
+            raise item
+        if not session.handle(item):  # type: ignore[arg-type]
+            return
+        await session.finish_awaiting()
+        while session.out:
+            await call.write(session.out.popleft())
+
+
+async def _ended_by_arena(reader: asyncio.Task[None], inbox: asyncio.Queue[object],
+                          session: _Session) -> bool:
+    """After a failed write: whether the arena had ended the session meanwhile (a Goodbye, or
+    a clean end of the stream, e.g. while ``decide`` ran), looking at what the reader got."""
+    try:
+        await asyncio.wait_for(asyncio.shield(reader), 2.0)
+    except TimeoutError:
+        return False
+    while not inbox.empty():
+        item = inbox.get_nowait()
+        if item is _EOF:
+            return True
+        if isinstance(item, pb.ArenaMessage) and item.WhichOneof("kind") == "goodbye":
+            session.handle(item)
+            return True
+    return False
 
 
 def _serve(player: Player, args: argparse.Namespace) -> int:
@@ -262,23 +343,21 @@ async def _serve_async(player: Player, args: argparse.Namespace) -> int:
             call = channel.stream_stream(
                 PLAY_METHOD, request_serializer=pb.BotMessage.SerializeToString,
                 response_deserializer=pb.ArenaMessage.FromString)()
+            inbox: asyncio.Queue[object] = asyncio.Queue()
+            reader = asyncio.create_task(_read_ahead(call, inbox))
             try:
                 await call.write(pb.BotMessage(register=pb.RegisterRequest(
                     name=name, version=str(player.version), protocol_version=PROTOCOL_VERSION,
                     token=args.token, client=f"arena-sdk-python/{__version__}")))
-                while True:
-                    msg = await call.read()
-                    if msg is grpc.aio.EOF or not session.handle(msg):
-                        break
-                    while session.out:
-                        await call.write(session.out.popleft())
+                await _play(call, session, inbox)
             except grpc.RpcError as exc:
-                if session.goodbye:
+                if session.goodbye or await _ended_by_arena(reader, inbox, session):
                     return EXIT_OK
                 log.error("connection to the arena lost: %s %s", exc.code().name,
                           exc.details())
                 return EXIT_CONNECTION
             finally:
+                reader.cancel()
                 call.cancel()
         if session.rejected:
             return EXIT_REJECTED

@@ -43,6 +43,10 @@ class Player(abc.ABC):
         Raises:
             Any exception: the SDK reports it to the arena as an error for this decision (a
             fault) and keeps serving.
+
+        It may be written ``async def decide``: the SDK awaits it on its own event loop (one
+        request at a time, as always). A plain ``decide`` must not call ``asyncio.run``: it runs
+        on that loop's thread.
         """
 
     def on_match_start(self, info: MatchInfo) -> None:

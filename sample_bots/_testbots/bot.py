@@ -5,12 +5,13 @@ Usage: ``python -m sample_bots._testbots.bot --mode MODE [--seed N] <arena.sdk.r
 Modes: ``random`` (uniform legal actions), ``raise`` (decide raises every time), ``illegal``
 (answers an action that is never legal: ``stop`` where not allowed, else a card not held),
 ``slow`` (sleeps 2 s per decision), ``hooks`` (random, and prints match start/end lines to
-stdout for the test to read).
+stdout for the test to read), ``async`` (random, from an ``async def decide`` that awaits).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import faulthandler
 import random
 import signal
@@ -49,14 +50,23 @@ class TestPlayer(Player):
             print(f"end {end.match_id} placings={list(end.placings)}", flush=True)
 
 
+class AsyncTestPlayer(TestPlayer):
+    """Random legal play from a coroutine (the SDK awaits ``async def decide``)."""
+
+    async def decide(self, view: View) -> int:  # type: ignore[override]
+        await asyncio.sleep(0.001)
+        return self.rng.choice(view.legal_actions)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(add_help=False)
     ap.add_argument("--mode", default="random",
-                    choices=("random", "raise", "illegal", "slow", "hooks"))
+                    choices=("random", "raise", "illegal", "slow", "hooks", "async"))
     ap.add_argument("--seed", type=int, default=0)
     faulthandler.register(signal.SIGUSR1)  # tests dump a hung bot's stacks with SIGUSR1
     args, rest = ap.parse_known_args(sys.argv[1:] if argv is None else argv)
-    run(TestPlayer(args.mode, args.seed), rest)
+    player = (AsyncTestPlayer if args.mode == "async" else TestPlayer)(args.mode, args.seed)
+    run(player, rest)
 
 
 if __name__ == "__main__":

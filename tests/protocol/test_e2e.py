@@ -57,6 +57,22 @@ def test_sdk_bots_play_every_preset_then_exit_0(procs: BotProcesses) -> None:
     run(scenario())
 
 
+def test_async_decide_is_awaited(procs: BotProcesses) -> None:
+    async def scenario():
+        server, port = await started_server()
+        try:
+            bots = await _three_bots(server, port, procs, modes=("async", "random", "async"))
+            result = await run_match(MatchSpec("m", make_config("blato", hand_cap=3), seed=2),
+                                     bots)
+            assert result.state.finished and result.faults == (0, 0, 0)
+            assert result.decisions_asked[0] > 10
+        finally:
+            await server.stop()
+        for proc in procs.procs:
+            assert await procs.wait(proc) == 0, procs.output(proc)[1]
+    run(scenario())
+
+
 def test_concurrent_matches_on_the_same_bot_processes(procs: BotProcesses) -> None:
     async def scenario():
         server, port = await started_server()
@@ -193,6 +209,31 @@ def test_sigterm_exits_0(procs: BotProcesses) -> None:
             assert status == 0, procs.output(proc)[1]
             await asyncio.wait_for(bot.done, PATIENCE_S)
             assert not bot.alive
+        finally:
+            await server.stop()
+    run(scenario())
+
+
+def test_arena_ending_the_session_while_decide_runs_is_a_normal_end(procs: BotProcesses):
+    """The arena says goodbye and closes the stream while the bot is still deciding: the
+    bot's late answer cannot be written, but it sees the Goodbye and exits 0."""
+    async def scenario():
+        server, port = await started_server()
+        try:
+            server.expect("t", "alpha")
+            proc = procs.python_bot(port, "t", "slowgone", "--log-level", "INFO", mode="slow")
+            bot = await server.wait_for_bot("t", PATIENCE_S)
+            state = MatchState.new(make_config("sergeant-major"), seed=1)
+            await bot.start_match(MatchInfo("m", state.cfg, 0, ("a", "b", "c"), 5000))
+            task = asyncio.create_task(bot.decide(DecisionRequest(
+                1, "m", None, 5000, state=state, seat=state.current_seat)))
+            await asyncio.sleep(0.5)                    # the bot sleeps 2 s in decide
+            await server.stop()
+            with pytest.raises(BotFault):
+                await task
+            assert await procs.wait(proc) == 0, procs.output(proc)[1]
+            err = procs.output(proc)[1]
+            assert "arena says goodbye" in err and "connection to the arena lost" not in err
         finally:
             await server.stop()
     run(scenario())

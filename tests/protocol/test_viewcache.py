@@ -159,3 +159,36 @@ def test_a_new_match_under_a_reused_id_never_gets_stale_kitty_or_discards(preset
         assert from_state == want
         dec.forget("x")               # the SDK forgets on MatchStart
         assert dec.decode(want, state.cfg, "x") == view
+
+
+def test_reused_id_same_deal_different_first_trick_is_not_taken_from_the_template() -> None:
+    """Two matches on one deal, one id, no forget(): same second trick, other first trick."""
+    cfg = make_config("sergeant-major")
+    rng = random.Random(0)
+    seen: dict = {}
+    pair = None
+    for _ in range(5000):
+        state = MatchState.new(cfg, seed=3)
+        while len(state.tricks) < 2:
+            state.apply(rng.choice(state.legal_actions()))
+        other = seen.setdefault(state.tricks[1], state)
+        if other.tricks[0] != state.tricks[0]:
+            pair = (other, state)
+            break
+    assert pair is not None
+    enc = ViewEncoder()
+    seat = pair[1].current_seat
+    for state in pair:
+        view = state.view(seat)
+        assert enc.encode(view, "x") == view_to_proto(view)
+
+
+def test_new_states_under_one_id_never_get_an_old_template() -> None:
+    """Fresh states (which may reuse a freed state's memory address) under the same id."""
+    enc = ViewEncoder()
+    for seed in range(40):
+        state = _first_play_decision("six-contracts", seed)
+        msg = pb.View()
+        enc.encode_state_into(msg, state, state.declarer, "m")
+        assert msg == view_to_proto(state.view(state.declarer)), seed
+        del state
