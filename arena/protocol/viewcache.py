@@ -51,7 +51,6 @@ from .convert import (
     _card,
     _event_from_proto,
     _event_to_proto,
-    _opt,
     _opt_index,
     _played,
     _status_from_proto,
