@@ -25,7 +25,9 @@ every decision of many matches under every preset, for every seat, with match id
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from ..rules import RulesConfig
 from ..rules.errors import RulesError
@@ -86,6 +88,9 @@ def _hand_texts(mask: int) -> list[str]:
     return out
 
 
+K = TypeVar("K")
+V = TypeVar("V")
+
 #: templates kept per encoder (one per (match, seat) in play; the oldest goes first)
 _MAX_TEMPLATES = 64
 
@@ -136,12 +141,28 @@ def _patch_semi(msg: pb.View, state: MatchState, seat: int) -> None:
     msg.discard_count = len(state.discards)
 
 
-def _new_template(view: View, key: tuple) -> _Template:
+def _template_msg(view: View) -> pb.View:
+    """``view_to_proto(view)`` without its :data:`DYNAMIC_FIELDS`."""
     msg = view_to_proto(view)
     for name in DYNAMIC_FIELDS:
         msg.ClearField(name)
-    return _Template(key, msg, len(view.tricks), len(view.exchange_events), view.tricks,
-                     view.exchange_events)
+    return msg
+
+
+def _legal_texts(actions: Sequence[int]) -> list[str]:
+    """Texts of legal action codes (``action_to_text`` names a code that is not an action)."""
+    texts = [_ACTION_TEXT.get(a) for a in actions]
+    if None in texts:
+        return [action_to_text(a) for a in actions]
+    return texts  # type: ignore[return-value]
+
+
+def _store(cache: dict[K, V], slot: K, value: V) -> V:
+    """Keep ``value`` for ``slot``, dropping the oldest entry when a new slot is over the cap."""
+    if slot not in cache and len(cache) >= _MAX_TEMPLATES:
+        del cache[next(iter(cache))]
+    cache[slot] = value
+    return value
 
 
 class ViewEncoder:
@@ -173,10 +194,7 @@ class ViewEncoder:
         if view.to_act is not None:
             out.to_act = view.to_act
         if view.legal_actions:
-            texts = [_ACTION_TEXT.get(a) for a in view.legal_actions]
-            if None in texts:  # not an action code: action_to_text names it
-                texts = [action_to_text(a) for a in view.legal_actions]
-            out.legal_actions.extend(texts)
+            out.legal_actions.extend(_legal_texts(view.legal_actions))
         out.hand.extend([_CARD_TEXT[c] for c in view.hand])
         out.hand_sizes.extend(view.hand_sizes)
         if view.hidden_own:
@@ -215,11 +233,7 @@ class ViewEncoder:
             out.decision = _DECISION_TO_PB[state.decision]
             to_act = out.to_act = state.current_seat
             if to_act == seat:
-                legal = state.legal_actions()
-                texts = [_ACTION_TEXT.get(a) for a in legal]
-                if None in texts:
-                    texts = [action_to_text(a) for a in legal]
-                out.legal_actions.extend(texts)
+                out.legal_actions.extend(_legal_texts(state.legal_actions()))
         else:
             out.placings.extend(state.placings)
         hand, hidden = visible_hand(state, seat)
@@ -246,14 +260,9 @@ class ViewEncoder:
         t = self._state_templates.get(slot)
         if (t is None or t.state is not state or t.key != key or len(tricks) < t.n_tricks
                 or len(events) < t.n_events):
-            if t is None and len(self._state_templates) >= _MAX_TEMPLATES:
-                del self._state_templates[next(iter(self._state_templates))]
-            msg = view_to_proto(view_of(state, seat))
-            for name in DYNAMIC_FIELDS:
-                msg.ClearField(name)
-            t = self._state_templates[slot] = _Template(
-                key, msg, len(tricks), len(events), state=state, semi=_semi_key(state))
-            return t
+            return _store(self._state_templates, slot, _Template(
+                key, _template_msg(view_of(state, seat)), len(tricks), len(events),
+                state=state, semi=_semi_key(state)))
         semi = _semi_key(state)
         if semi != t.semi:
             _patch_semi(t.msg, state, seat)
@@ -275,10 +284,9 @@ class ViewEncoder:
                 or len(view.exchange_events) < t.n_events
                 or view.tricks[:t.n_tricks] != t.tricks
                 or view.exchange_events[:t.n_events] != t.events):
-            if t is None and len(self._templates) >= _MAX_TEMPLATES:
-                del self._templates[next(iter(self._templates))]
-            t = self._templates[slot] = _new_template(view, key)
-            return t
+            return _store(self._templates, slot, _Template(
+                key, _template_msg(view), len(view.tricks), len(view.exchange_events),
+                view.tricks, view.exchange_events))
         if len(view.tricks) > t.n_tricks:
             t.msg.tricks.extend([_trick_to_proto(x) for x in view.tricks[t.n_tricks:]])
             t.n_tricks = len(view.tricks)
@@ -334,9 +342,8 @@ class ViewDecoder:
         if (d is None or d.key != key or d.view.cfg is not cfg
                 or n_tricks < len(d.tricks) or n_events < len(d.events)):
             view = view_from_proto(m, cfg)
-            if d is None and len(self._matches) >= _MAX_TEMPLATES:
-                del self._matches[next(iter(self._matches))]
-            self._matches[match_id] = _Decoded(key, view, view.tricks, view.exchange_events)
+            _store(self._matches, match_id, _Decoded(key, view, view.tricks,
+                                                     view.exchange_events))
             return view
         try:
             return self._decode_hit(m, d, n_tricks, n_events)
