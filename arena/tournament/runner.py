@@ -19,9 +19,10 @@ import fcntl
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..errors import UserError
 from ..match import MatchResult, MatchSpec, run_match
@@ -180,6 +181,7 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
         schedule = make_schedule(names, cfg.tournament.deals_per_table, cfg.tournament.seed)
         store.init_schedule(cfg.fingerprint(), cfg.tournament.name, schedule)
         pending = store.pending()
+        sweep_unfinished_records(out, pending)
         scheduled = store.scheduled_count()
         prog = _Progress(scheduled, scheduled - len(pending), progress)
         played = 0
@@ -207,18 +209,16 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
                 while not queue.empty():
                     m = queue.get_nowait()
                     result = await _play_one(cfg, rules, m, pool)
-                    path = out / "records" / f"{m.match_id}.jsonl.gz"
-                    record = record_from_result(result)
-                    await asyncio.to_thread(write_record, record, path)
-                    store.save_result(result_row(m, result, str(path.relative_to(out))),
-                                      result.started_at, result.ended_at)
+                    # finished normally: the record and its row are written even if the run
+                    # is being cancelled meanwhile (a cancelled match never gets here)
+                    await _uncancellable(_save(out, store, m, result))
                     played += 1
                     prog.advance(m, result)
                     if on_match is not None:
                         on_match(m)
 
             try:
-                await asyncio.gather(*(worker() for _ in range(cfg.tournament.concurrency)))
+                await _run_workers(worker, cfg.tournament.concurrency)
             finally:
                 prog.close()
                 disqualified = pool.disqualifications
@@ -228,6 +228,56 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
     write_standings(out, standings)
     return TournamentOutcome(played, scheduled, scheduled - len(pending), standings, out,
                              prog.faults, tuple(disqualified))
+
+
+async def _save(out: Path, store: Store, m: ScheduledMatch, result: MatchResult) -> None:
+    """Write the record of a finished match (atomically), then its result row."""
+    path = out / "records" / f"{m.match_id}.jsonl.gz"
+    record = record_from_result(result)
+    await asyncio.to_thread(write_record, record, path)
+    store.save_result(result_row(m, result, str(path.relative_to(out))),
+                      result.started_at, result.ended_at)
+
+
+async def _uncancellable(coro: Coroutine[Any, Any, None]) -> None:
+    """Run ``coro`` to its end even when the caller is cancelled meanwhile, then pass the
+    cancellation on (a finished match is stored whole or not at all)."""
+    task = asyncio.ensure_future(coro)
+    cancelled = False
+    while True:
+        try:
+            await asyncio.shield(task)
+            break
+        except asyncio.CancelledError:
+            if task.done():
+                raise
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+
+
+async def _run_workers(worker: Callable[[], Coroutine[Any, Any, None]], n: int) -> None:
+    """Run ``n`` workers; when one fails, the others are cancelled (their matches are
+    abandoned, never stored) and the first error is raised as itself."""
+    try:
+        async with asyncio.TaskGroup() as tg:
+            for _ in range(n):
+                tg.create_task(worker())
+    except BaseExceptionGroup as group:
+        raise group.exceptions[0]  # noqa: B904 - the error itself, its traceback intact
+
+
+def sweep_unfinished_records(out: Path, pending: list[ScheduledMatch]) -> int:
+    """Remove record files of matches without a result row (the arena was killed between
+    writing a record and committing its row): only stored results have records. Returns how
+    many."""
+    n = 0
+    for m in pending:
+        path = out / "records" / f"{m.match_id}.jsonl.gz"
+        if path.exists():
+            path.unlink()
+            n += 1
+    return n
 
 
 async def _shutdown(pool: BotPool, server: ArenaServer) -> None:
