@@ -172,14 +172,15 @@ async def run_tournament(cfg: TournamentConfig, out: Path, *, progress: bool = T
 
 async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
                       on_match: Callable[[ScheduledMatch], None] | None) -> TournamentOutcome:
-    (out / "records").mkdir(exist_ok=True)
-    (out / "logs").mkdir(exist_ok=True)
-    sweep_temp_files(out)  # we hold the directory's lock: no other writer
     names = [b.name for b in cfg.bots]
     rules = cfg.rules_config()
-    with Store(out / "results.sqlite") as store:
+    with Store(out / "results.sqlite") as store:   # refuses a file that is not a store
+        (out / "records").mkdir(exist_ok=True)
+        (out / "logs").mkdir(exist_ok=True)
+        sweep_temp_files(out)  # we hold the directory's lock: no other writer
         schedule = make_schedule(names, cfg.tournament.deals_per_table, cfg.tournament.seed)
         store.init_schedule(cfg.fingerprint(), cfg.tournament.name, schedule)
+        store.results()        # every stored row is checked before anything is played
         pending = store.pending()
         sweep_unfinished_records(out, pending)
         scheduled = store.scheduled_count()
