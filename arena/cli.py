@@ -54,7 +54,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except UserError as exc:
-        print(f"arena: error: {exc}", file=sys.stderr)
+        for line in str(exc).splitlines() or [""]:   # one line per problem
+            print(f"arena: error: {line}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         sys.stderr.close()  # output piped into e.g. `head`: not an error

@@ -28,26 +28,27 @@ Example (see ``examples/sample.toml``)::
     remote = true                   # joins by itself with this token
     token = "s3cret"
 
-Errors are reported as ``FILE: field.path: problem`` (:class:`ConfigError`), never a traceback.
+Errors are reported as ``FILE: field.path: problem`` (:class:`ConfigError`), one line per
+problem and every problem at once (:mod:`arena.tournament.problems`), never a traceback.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-import math
-import re
 
 from pydantic import (BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr,
                       ValidationError, field_validator, model_validator)
 
 from ..errors import UserError
-from ..rules import RulesConfig, RulesConfigError, config_from_options
+from ..rules import RulesConfig, config_from_options
 from ..rules.config import PRESETS
+from .problems import MAX_MATCHES, Problem, cross_problems, field_problems
 
 
 class ConfigError(UserError):
@@ -58,8 +59,6 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-#: the largest schedule a config may ask for (matches)
-MAX_MATCHES = 1_000_000
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -82,6 +81,18 @@ class TournamentSection(_Strict):
     def _known_preset(cls, v: str) -> str:
         if v not in PRESETS:
             raise ValueError(f"unknown preset {v!r}; valid presets: {', '.join(PRESETS)}")
+        return v
+
+    @field_validator("seed")
+    @classmethod
+    def _seed_text(cls, v: int | str) -> int | str:
+        if isinstance(v, str):
+            _printable(v, "a seed")
+            digits = v.strip().lstrip("+-")
+            if digits and all(ch.isdigit() or ch.isdecimal() for ch in digits) \
+                    and not digits.isascii():
+                raise ValueError(f"{v!r} is not a number written with the digits 0-9; "
+                                 "a seed is an integer or a text")
         return v
 
 
@@ -162,26 +173,10 @@ class TournamentConfig(_Strict):
 
     @model_validator(mode="after")
     def _check(self) -> TournamentConfig:
-        names = [b.name for b in self.bots]
-        if len(names) < 3:
-            raise ValueError(f"a tournament needs at least 3 bots, got {len(names)}")
-        folded = [n.casefold() for n in names]
-        dup = sorted({n for n in names if folded.count(n.casefold()) > 1})
-        if dup:
-            raise ValueError(f"bot names must be unique (ignoring case); repeated: "
-                             f"{', '.join(dup)}")
-        tokens = [b.token for b in self.bots if b.remote]
-        if len(set(tokens)) != len(tokens):
-            raise ValueError("each remote bot needs its own token")
-        n = len(names)
-        matches = n * (n - 1) * (n - 2) // 6 * self.tournament.deals_per_table * 6
-        if matches > MAX_MATCHES:
-            raise ValueError(f"the schedule would have {matches:,} matches (more than "
-                             f"{MAX_MATCHES:,}); use fewer bots or deals_per_table")
-        try:
-            self.rules_config()
-        except RulesConfigError as exc:
-            raise ValueError(f"[rules] {exc}") from None
+        problems = cross_problems(self.model_dump())   # parse_config lists them all
+        if problems:
+            where, msg = problems[0]
+            raise ValueError(f"{where}: {msg}")
         return self
 
     def rules_config(self) -> RulesConfig:
@@ -203,32 +198,29 @@ class TournamentConfig(_Strict):
         return hashlib.sha256(json.dumps(core, sort_keys=True).encode()).hexdigest()
 
 
-_UNION_TAGS = {"int", "str", "float", "bool", "list[str]", "dict[str,str]", "function-after"}
+def config_problems(data: Any, rename: Callable[[str], str] = lambda where: where
+                    ) -> tuple[TournamentConfig | None, list[Problem]]:
+    """Validate raw config data: the config, or None and every problem as ``(where,
+    message)`` (see :mod:`arena.tournament.problems`)."""
+    try:
+        return TournamentConfig.model_validate(data), []
+    except ValidationError as exc:
+        problems = field_problems(exc, data, TournamentConfig, rename)
+    problems += [(rename(where), msg) for where, msg in cross_problems(data)]
+    order = list(data) if isinstance(data, dict) else []   # the file's section order
 
+    def position(problem: Problem) -> int:
+        section = re.split(r"[.\[ ]", problem[0], maxsplit=1)[0]
+        return order.index(section) if section in order else len(order)
 
-def _loc(loc: tuple[Any, ...], data: dict[str, Any]) -> str:
-    parts = []
-    for p in loc:
-        if isinstance(p, str) and (p in _UNION_TAGS or p.startswith("function-")):
-            continue  # pydantic's tag for one branch of a union type
-        if isinstance(p, int):
-            parts[-1:] = [f"{parts[-1] if parts else ''}[{p}]"]
-        else:
-            parts.append(str(p))
-    text = ".".join(parts)
-    # name a bot by its name where the file gives one
-    if len(loc) >= 2 and loc[0] == "bots" and isinstance(loc[1], int):
-        bots = data.get("bots") or []
-        if loc[1] < len(bots) and isinstance(bots[loc[1]], dict) and "name" in bots[loc[1]]:
-            text += f" (bot {bots[loc[1]]['name']!r})"
-    return text
+    return None, sorted(problems, key=position)
 
 
 def parse_config(text: str, source: str = "<config>") -> TournamentConfig:
     """Parse and validate TOML text.
 
     Raises:
-        ConfigError: ``"SOURCE: field: problem"`` for the first problem (and how many more).
+        ConfigError: one line ``"SOURCE: field: problem"`` per problem, all of them.
     """
     try:
         data = tomllib.loads(text)
@@ -236,23 +228,11 @@ def parse_config(text: str, source: str = "<config>") -> TournamentConfig:
         bom = " (the file starts with a byte-order mark; save it as UTF-8 without BOM)" \
             if text.startswith("\ufeff") else ""
         raise ConfigError(f"{source}: not valid TOML: {exc}{bom}") from None
-    try:
-        return TournamentConfig.model_validate(data)
-    except ValidationError as exc:
-        errs = exc.errors()
-        first = errs[0]
-        where = _loc(tuple(first["loc"]), data)
-        msg = first["msg"].removeprefix("Value error, ")
-        same_field = [e for e in errs if _loc(tuple(e["loc"]), data) == where]
-        if len(same_field) > 1:  # a union type: every branch failed
-            msg = "expected " + " or ".join(
-                e["msg"].removeprefix("Input should be ").removeprefix("a valid ")
-                for e in same_field)
-            errs = [e for e in errs if e not in same_field[1:]]
-        if first["type"] == "extra_forbidden":
-            msg = "unknown field (check the spelling)"
-        more = f" (and {len(errs) - 1} more problem{'s' if len(errs) > 2 else ''})" if len(errs) > 1 else ""
-        raise ConfigError(f"{source}: {where + ': ' if where else ''}{msg}{more}") from None
+    cfg, problems = config_problems(data)
+    if cfg is None:
+        raise ConfigError("\n".join(f"{source}: {where + ': ' if where else ''}{msg}"
+                                     for where, msg in problems))
+    return cfg
 
 
 def load_config(path: str | Path) -> TournamentConfig:
