@@ -12,6 +12,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from . import __version__
 from .errors import UserError
@@ -27,9 +28,17 @@ COMMAND_MODULES = (
 )
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with the CLI's error format: one ``arena: error:`` line, exit status 2
+    (subcommand parsers inherit it)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"arena: error: {self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full parser; modules that are missing are skipped."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="arena", description="358 Arena: bot tournaments for Three Five Eight.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -47,7 +56,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``arena`` console script; returns the exit code."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:     # --help, --version, or a usage error (already printed)
+        return exc.code if isinstance(exc.code, int) else 2
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..errors import UserError
+from ._values import cli_int
 from ..rules import PRESETS
 
 
@@ -14,13 +15,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     bsub = p.add_subparsers(dest="bench", metavar="WHAT", required=True)
     e = bsub.add_parser("engine", help="random matches through the checked engine API")
     e.add_argument("--preset", default="sergeant-major", help="rule preset (default %(default)s)")
-    e.add_argument("--matches", type=int, default=300, help="matches to play (default %(default)s)")
-    e.add_argument("--seed", type=int, default=1)
+    e.add_argument("--matches", type=cli_int(), default=300, help="matches to play (default %(default)s)")
+    e.add_argument("--seed", type=cli_int(), default=1)
     e.set_defaults(func=run_engine)
     a = bsub.add_parser("arena", help="decisions/s through the arena over gRPC vs raw ping-pong")
-    a.add_argument("--decisions", type=int, default=3000,
+    a.add_argument("--decisions", type=cli_int(), default=3000,
                    help="round trips to time in each measurement (default %(default)s)")
-    a.add_argument("--rounds", type=int, default=3,
+    a.add_argument("--rounds", type=cli_int(), default=3,
                    help="alternating raw / arena measurements; medians compared "
                         "(default %(default)s)")
     a.set_defaults(func=run_arena)

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from ..errors import UserError
+from ._values import cli_int
 from ..ratings import MatchResult, RatingsInputError, format_report, rate
 from ..tournament.store import open_existing
 
@@ -16,8 +17,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                        "from a tournament directory")
     p.add_argument("dir", help="a tournament output directory (holding results.sqlite)")
     p.add_argument("--format", choices=("md", "csv", "json"), default="md")
-    p.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples (0 = none)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    p.add_argument("--bootstrap", type=cli_int(0, 100_000), default=200, help="bootstrap resamples (0 = none)")
+    p.add_argument("--seed", type=cli_int(0), default=0, help="bootstrap seed")
     p.set_defaults(func=run)
 
 

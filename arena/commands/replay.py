@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from ..errors import UserError
+from ._values import cli_int
 from ..records import (MatchRecord, RecordError, read_record, render_html, render_text,
                        verify_record)
 from ..records.codec import atomic_write_bytes
@@ -33,7 +34,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                        description="Replay a match record trick by trick (it is always "
                        "verified against the rules engine first).")
     p.add_argument("record", help="record file (.jsonl or .jsonl.gz)")
-    p.add_argument("--hand", type=int, metavar="N", help="show only hand N (1-based)")
+    p.add_argument("--hand", type=cli_int(), metavar="N", help="show only hand N (1-based)")
     p.add_argument("--seat", metavar="S",
                    help="show only what seat S (0, 1, 2 or a bot name) knew at each moment")
     p.add_argument("--verify", action="store_true",

@@ -201,19 +201,19 @@ class TournamentConfig(_Strict):
 def config_problems(data: Any, rename: Callable[[str], str] = lambda where: where
                     ) -> tuple[TournamentConfig | None, list[Problem]]:
     """Validate raw config data: the config, or None and every problem as ``(where,
-    message)`` (see :mod:`arena.tournament.problems`)."""
+    message)`` in the order of the data's sections (see :mod:`arena.tournament.problems`);
+    ``rename`` maps field paths to what the user typed (CLI flags)."""
     try:
         return TournamentConfig.model_validate(data), []
     except ValidationError as exc:
-        problems = field_problems(exc, data, TournamentConfig, rename)
-    problems += [(rename(where), msg) for where, msg in cross_problems(data)]
-    order = list(data) if isinstance(data, dict) else []   # the file's section order
+        problems = field_problems(exc, data, TournamentConfig) + cross_problems(data)
+    order = list(data) if isinstance(data, dict) else []
 
     def position(problem: Problem) -> int:
         section = re.split(r"[.\[ ]", problem[0], maxsplit=1)[0]
         return order.index(section) if section in order else len(order)
 
-    return None, sorted(problems, key=position)
+    return None, [(rename(where), msg) for where, msg in sorted(problems, key=position)]
 
 
 def parse_config(text: str, source: str = "<config>") -> TournamentConfig:

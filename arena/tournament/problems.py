@@ -17,7 +17,7 @@ from __future__ import annotations
 import difflib
 import types
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -83,17 +83,15 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def field_problems(exc: ValidationError, data: Any, model: type[BaseModel],
-                   rename: Callable[[str], str] = lambda where: where) -> list[Problem]:
+def field_problems(exc: ValidationError, data: Any, model: type[BaseModel]) -> list[Problem]:
     """Every error of ``exc`` (raised validating ``data`` with ``model``) as ``(where,
-    message)``, in the order pydantic found them; ``rename`` maps a field path to what the user
-    wrote (CLI flags). Model-level checks (empty location) are left to :func:`cross_problems`.
-    """
+    message)``, in the order pydantic found them. Model-level checks (empty location) are
+    left to :func:`cross_problems`."""
     grouped: dict[str, list[dict[str, Any]]] = {}
     for err in exc.errors():
         if not err["loc"]:
             continue
-        where = rename(_path(err["loc"], data, name_bots=True))
+        where = _path(err["loc"], data, name_bots=True)
         grouped.setdefault(where, []).append(err)
     out: list[Problem] = []
     for where, errs in grouped.items():
@@ -110,7 +108,7 @@ def field_problems(exc: ValidationError, data: Any, model: type[BaseModel],
             msg = "expected " + " or ".join(
                 e["msg"].removeprefix("Input should be ").removeprefix("a valid ")
                 for e in errs)
-        if first["type"] != "missing" and first["type"] != "extra_forbidden" \
+        if first["type"] not in ("missing", "extra_forbidden", "value_error") \
                 and isinstance(first.get("input"), (str, int, float, bool)):
             msg += f" (got {_shown(first['input'])})"
         out.append((where, msg))
@@ -161,16 +159,17 @@ def _rules_problems(data: dict[str, Any]) -> list[Problem]:
     preset = section.get("preset", DEFAULT_PRESET) if isinstance(section, dict) else \
         DEFAULT_PRESET
     rules = data.get("rules", {})
-    if preset not in PRESETS or not isinstance(rules, dict):
-        return []           # reported as field problems
+    if not isinstance(rules, dict):
+        return []           # reported as a field problem
+    known = preset in PRESETS   # else a field problem; options are still checked one by one
     out: list[Problem] = []
     for key, value in rules.items():   # each option's own value (combinations come after)
         try:
-            config_from_options(preset, {key: value})
+            config_from_options(preset if known else DEFAULT_PRESET, {key: value})
         except RulesConfigError as exc:
             if str(exc).startswith(("invalid value", "unknown rule option")):
                 out.append((f"rules.{key}", str(exc)))
-    if not out:
+    if known and not out:
         try:
             config_from_options(preset, rules)
         except RulesConfigError as exc:
