@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
 from . import __version__
 from .errors import UserError
+from .safetext import printable
 
 #: modules providing ``add_parser(subparsers)``, in help order
 COMMAND_MODULES = (
@@ -53,8 +55,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _PrintableFormatter(logging.Formatter):
+    """Log lines may quote what a bot sent: shown with :func:`arena.safetext.printable`."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return printable(super().format(record))
+
+
+def _log_printably() -> None:
+    """Warnings and errors of the arena's loggers go to stderr made printable (unless the
+    program has configured logging itself)."""
+    root = logging.getLogger()
+    if not root.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(_PrintableFormatter("%(message)s"))
+        handler.setLevel(logging.WARNING)
+        root.addHandler(handler)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``arena`` console script; returns the exit code."""
+    _log_printably()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -67,7 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except UserError as exc:
         for line in str(exc).splitlines() or [""]:   # one line per problem
-            print(f"arena: error: {line}", file=sys.stderr)
+            print(f"arena: error: {printable(line)}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         sys.stderr.close()  # output piped into e.g. `head`: not an error

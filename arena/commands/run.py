@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from ..errors import UserError
+from ..safetext import printable
 from ..tournament.config import load_config
 from ..tournament.standings import format_standings
 from ._signals import Interrupted, run_guarded
@@ -46,8 +47,8 @@ def run(args: argparse.Namespace) -> int:
                         "resume once fixed") from None
 
     print(format_standings(outcome.standings, "text"), end="")
-    for line in outcome.disqualifications:
-        print(f"arena: warning: bot {line}", file=sys.stderr)
+    for line in outcome.disqualifications:   # they may quote a bot's log line
+        print(f"arena: warning: bot {printable(line)}", file=sys.stderr)
     if outcome.disqualifications:
         print("arena: warning: their remaining matches were forfeited; after fixing the bot, "
               "run again with a fresh --out directory (this one keeps the forfeits)",

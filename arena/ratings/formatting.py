@@ -3,9 +3,10 @@
 Bot names are arbitrary strings chosen by participants, so every format treats them as hostile:
 
 * ``md``: GitHub pipe tables (via ``tabulate`` when installed, with number parsing disabled so
-  a bot called ``1e5`` stays a name). In names, HTML specials are entity-escaped, Markdown
-  punctuation (``\\ ` * _ [ ] |``) is backslash-escaped and control characters are shown as
-  ``\\xNN``; a name therefore renders as itself and cannot break the table or inject markup.
+  a bot called ``1e5`` stays a name). Names go through :func:`arena.safetext.markdown_cell`
+  (HTML specials entity-escaped, Markdown punctuation backslash-escaped, control and bidi
+  characters shown as ``\\uXXXX``): a name renders as itself and cannot break the table or
+  inject markup.
 * ``csv``: the :mod:`csv` module with minimal quoting, so commas, quotes and newlines survive
   a round trip through :func:`csv.reader`. Numbers are written at full precision. Cells are
   not defused against spreadsheet formula injection (a name starting with ``=``): doing so
@@ -19,13 +20,12 @@ with its own header row, separated by one empty line; pick one table with ``sect
 from __future__ import annotations
 
 import csv
-import html
 import io
 import json
-import re
 from collections.abc import Sequence
 from typing import Literal
 
+from ..safetext import markdown_cell
 from .report import RatingReport
 
 __all__ = ["format_report", "markdown_escape"]
@@ -40,15 +40,9 @@ RATINGS_COLUMNS = (
 LOS_COLUMNS = ("a", "b", "los")
 H2H_COLUMNS = ("a", "b", "matches", "above", "below", "equal")
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|])")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-
-
-def markdown_escape(text: str) -> str:
-    """Escape ``text`` for a Markdown table cell so that it renders literally."""
-    text = _MD_SPECIAL.sub(r"\\\1", text)
-    text = html.escape(text, quote=False)
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+#: ``text`` escaped for a Markdown table cell so that it renders literally (the arena's one
+#: helper for Markdown and HTML text, :func:`arena.safetext.markdown_cell`)
+markdown_escape = markdown_cell
 
 
 def _md_table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: Sequence[str]) -> str:

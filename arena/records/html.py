@@ -10,7 +10,8 @@ Frames are computed here by re-simulating the match with the engine (one frame a
 each hand plus one after each decision), so the page holds no rules code. With ``seat=S`` the
 frames show only what seat S knew (others' cards as ``??``, from ``state.view(S)``).
 
-Safety: the page is rendered by jinja2 with autoescape (names in markup are escaped) and the
+Safety: the page is rendered by jinja2 with autoescape (names in markup are escaped) and every
+value made printable (:func:`arena.safetext.html_finalize`: no control or bidi character); the
 frame data is embedded as JSON in a ``<script type="application/json">`` block with ``<``, ``>``,
 ``&``, U+2028 and U+2029 written as ``\\uXXXX``, so no bot name can close the script element;
 the script only ever writes names with ``textContent``.
@@ -21,6 +22,7 @@ from __future__ import annotations
 import json
 
 from ..rules import MISERE, card_str, contract_name, parse_action
+from ..safetext import html_finalize
 from ..rules import parse_card as _card
 from ..rules.cards import rank_of, suit_of
 from .html_template import TEMPLATE
@@ -56,7 +58,8 @@ def render_html(record: MatchRecord, *, seat: int | None = None, verify: bool = 
         verify_record(record)
     data = page_data(record, seat)
     import jinja2  # imported here so text replays work without it
-    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined,
+                             finalize=html_finalize)   # no control or bidi character on the page
     h = record.header
     return env.from_string(TEMPLATE).render(
         title=f"358 Arena replay: {clean(h.match_id)}", header=h, labels=data["names"],

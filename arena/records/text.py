@@ -15,8 +15,7 @@ as ``\\u....`` escapes (a name must not rewrite the terminal). Duplicate names g
 
 from __future__ import annotations
 
-import unicodedata
-
+from ..safetext import printable
 from ..rules import (MISERE, SUITS, Decision, ExchangeEvent, card_str, contract_name,
                      parse_action)
 from ..rules import parse_card as _card
@@ -28,15 +27,9 @@ from .verify import rules_of, verify_record
 HIDDEN = "??"
 
 
-def clean(text: str) -> str:
-    """``text`` with control, format (bidi) and line-separator characters escaped."""
-    out = []
-    for ch in text:
-        if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") and ch != "\u200d":
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    return "".join(out)
+#: ``text`` with control, format (bidi) and line-separator characters escaped (the arena's one
+#: helper for that, :func:`arena.safetext.printable`)
+clean = printable
 
 
 def seat_labels(names: tuple[str, ...]) -> tuple[str, str, str]:

@@ -18,6 +18,9 @@ from pydantic import (BaseModel, ConfigDict, Field, StrictBool, StrictFloat, Str
                       ValidationError, field_validator, model_validator)
 
 
+from ..safetext import printable
+
+
 class RowError(ValueError):
     """A stored row does not have the expected shape; the message names the column."""
 
@@ -29,7 +32,7 @@ Reason = StrictStr | None
 
 #: what each column must hold, for the error message
 EXPECTED = {
-    "match_id": "text", "block_id": "text", "seats": "3 bot names",
+    "match_id": "text", "block_id": "text", "seats": "3 bot names (printable text)",
     "status": "'normal' or 'forfeit' ('forfeit' exactly when a seat forfeited)",
     "placings": "3 places, each 1 to 3", "scores": "3 integers",
     "faults": "3 counts (integers >= 0)", "forfeited": "3 booleans",
@@ -44,6 +47,12 @@ EXPECTED = {
 
 class _Row(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _names(v: tuple[str, str, str]) -> tuple[str, str, str]:
+    if any(not name or printable(name) != name for name in v):
+        raise ValueError("not bot names")   # a config never gives such names
+    return v
 
 
 class StoredResult(_Row):
@@ -63,6 +72,8 @@ class StoredResult(_Row):
     decisions: tuple[Count, Count, Count]
     think_ms: tuple[Millis, Millis, Millis]
     record: StrictStr
+
+    _seat_names = field_validator("seats")(_names)
 
     @field_validator("think_ms")
     @classmethod
@@ -96,6 +107,8 @@ class StoredSchedule(_Row):
     seating_idx: Count
     seats: tuple[StrictStr, StrictStr, StrictStr]
     seed: StrictStr
+
+    _seat_names = field_validator("seats")(_names)
 
     @field_validator("seed")
     @classmethod

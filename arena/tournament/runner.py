@@ -29,6 +29,7 @@ from ..match import MatchResult, MatchSpec, run_match
 from ..protocol.server import ArenaServer
 from ..records import record_from_result, write_record
 from ..records.codec import atomic_write_bytes
+from ..safetext import printable
 from .config import TournamentConfig
 from .pool import BotPool
 from .schedule import ScheduledMatch, make_schedule
@@ -128,6 +129,7 @@ class _Progress:
     def message(self, text: str) -> None:
         if not self.enabled:
             return
+        text = printable(text)   # it may quote a bot's log line
         if self.bar is not None:
             self.bar.console.print(text, markup=False, highlight=False)
         else:

@@ -17,6 +17,7 @@ from tabulate import tabulate
 
 from ..ratings import MatchResult as RatedMatch
 from ..ratings import RatingReport, RatingsInputError, rate
+from ..safetext import markdown_cell, printable
 from .store import ResultRow
 
 
@@ -114,7 +115,7 @@ def table_rows(st: Standings) -> list[list[object]]:
 
 def format_standings(st: Standings, fmt: str = "text") -> str:
     """Render as ``text`` (console), ``md``, ``csv`` or ``json``. Names are data: csv quotes
-    them, md escapes ``|``, json escapes everything."""
+    them, json escapes them, md and text show them with :mod:`arena.safetext`."""
     if fmt == "json":
         return json.dumps({"standings": [asdict(r) for r in st.rows], "note": st.note},
                           indent=2, ensure_ascii=False)
@@ -128,8 +129,10 @@ def format_standings(st: Standings, fmt: str = "text") -> str:
     rows = table_rows(st)
     if fmt == "md":
         for row in rows:
-            row[1] = str(row[1]).replace("|", "\\|").replace("\n", " ")
-        text = tabulate(rows, headers=HEADERS, tablefmt="github")
+            row[1] = markdown_cell(str(row[1]))
+        text = tabulate(rows, headers=HEADERS, tablefmt="github", disable_numparse=True)
     else:
-        text = tabulate(rows, headers=HEADERS, tablefmt="simple")
+        for row in rows:
+            row[1] = printable(str(row[1]))
+        text = tabulate(rows, headers=HEADERS, tablefmt="simple", disable_numparse=True)
     return text + (f"\n\n{st.note}" if st.note else "") + "\n"

@@ -88,7 +88,7 @@ def test_markdown_has_one_row_per_bot_and_escapes_names(report):
     assert "## Head-to-head" in text
     assert "<script>" not in text and "&lt;script&gt;" in text
     assert "Jürgen ♠" in text and "comma, bot" in text and 'say "hi"' in text
-    assert "pipe\\|bot" in text and "line\\x0abreak" in text
+    assert "pipe\\|bot" in text and "line\\u000abreak" in text
     ratings_table = text.split("## Likelihood")[0]
     rows = [line for line in ratings_table.splitlines() if line.startswith("|")]
     assert len(rows) == 2 + len(report.bots)  # header, separator, bots
@@ -105,7 +105,7 @@ def test_markdown_escape():
     assert markdown_escape("a|b") == "a\\|b"
     assert markdown_escape("<b>&") == "&lt;b&gt;&amp;"
     assert markdown_escape("x_y*z`") == "x\\_y\\*z\\`"
-    assert markdown_escape("tab\there") == "tab\\x09here"
+    assert markdown_escape("tab\there") == "tab\\u0009here"
     assert markdown_escape("plain name-1.2") == "plain name-1.2"
 
 
