@@ -17,7 +17,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                        "from a tournament directory")
     p.add_argument("dir", help="a tournament output directory (holding results.sqlite)")
     p.add_argument("--format", choices=("md", "csv", "json"), default="md")
-    p.add_argument("--bootstrap", type=cli_int(0, 100_000), default=200, help="bootstrap resamples (0 = none)")
+    p.add_argument("--table", choices=("ratings", "los", "headtohead"), default=None,
+                   help="only this table (md, csv; csv holds one table: ratings by default)")
+    p.add_argument("--bootstrap", type=cli_int(0, 100_000), default=200,
+                   help="bootstrap resamples (0 = none)")
     p.add_argument("--seed", type=cli_int(0), default=0, help="bootstrap seed")
     p.set_defaults(func=run)
 
@@ -37,5 +40,7 @@ def run(args: argparse.Namespace) -> int:
         report = rate(results, bootstrap=bootstrap, seed=args.seed)
     except RatingsInputError as exc:
         raise UserError(f"{args.dir}: {exc}") from None
-    print(format_report(report, args.format), end="")
+    section = {None: "all", "ratings": "ratings", "los": "los",
+               "headtohead": "head_to_head"}[args.table]
+    print(format_report(report, args.format, section=section), end="")
     return 0

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from ..errors import UserError
+from ..wording import plural
 from ._values import cli_int
 from ..records import (MatchRecord, RecordError, read_record, render_html, render_text,
                        verify_record)
@@ -91,8 +92,9 @@ def run(args: argparse.Namespace) -> int:
     if args.verify:
         decisions = sum(len(h.decisions) for h in record.hands)
         faults = sum(s.faults for s in record.header.seats)
-        _emit(f"OK {path}: match {clean(record.header.match_id)}, {n} hands, {decisions} "
-              f"decisions, {faults} faults, scores {list(record.result.scores)}, placings "
+        _emit(f"OK {path}: match {clean(record.header.match_id)}, {plural(n, 'hand')}, "
+              f"{plural(decisions, 'decision')}, {plural(faults, 'fault')}, scores "
+              f"{list(record.result.scores)}, placings "
               f"{list(record.result.placings)}: verified against the rules engine\n")
     if args.html:
         out = Path(args.html)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..safetext import printable
+from ..wording import plural
 from ..tournament.config import load_config
 from ..tournament.standings import format_standings
 from ._signals import Interrupted, run_guarded
@@ -53,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         print("arena: warning: their remaining matches were forfeited; after fixing the bot, "
               "run again with a fresh --out directory (this one keeps the forfeits)",
               file=sys.stderr)
-    print(f"\n{outcome.played_now} matches played now, {outcome.already_done} resumed from "
-          f"earlier runs, {outcome.scheduled} scheduled; results in {out}/ "
-          f"(standings.md/.csv/.json, records/, logs/)")
+    print(f"\n{plural(outcome.played_now, 'match')} played now, {outcome.already_done} "
+          f"resumed from earlier runs, {outcome.scheduled} scheduled; results in {out}/ "
+          f"(standings.md/.csv/.json, los.csv, headtohead.csv, records/, logs/)")
     return 0

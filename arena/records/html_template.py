@@ -46,7 +46,7 @@ tr.current { background: #fff3bf; }
 <body data-step="0" data-hand="1">
 <h1>{{ title }}</h1>
 <p>preset <b>{{ header.preset }}</b> &middot; seed {{ header.seed.type }}:{{ header.seed.value }}
-&middot; {{ result.hands }} hands &middot; termination {{ header.termination }}
+&middot; {{ result.hands }} hand{{ "" if result.hands == 1 else "s" }} &middot; termination {{ header.termination }}
 ({{ header.end_reason }}) &middot; {{ header.started_at }} &ndash; {{ header.ended_at }}
 &middot; arena {{ header.arena_version }}, record v{{ header.schema_version }}
 {% if seat is not none %}&middot; <b>view of {{ labels[seat] }}</b> (hidden cards as ??){% endif %}</p>

@@ -6,7 +6,8 @@ Output directory layout::
     OUT/results.sqlite        schedule and one row per finished match (resume reads it)
     OUT/records/<match>.jsonl.gz   one record per match (docs/records.md), written atomically
     OUT/logs/<bot>.log        each bot's stdout/stderr
-    OUT/standings.{md,csv,json}
+    OUT/standings.{md,csv,json}   the standings (ratings plus arena columns)
+    OUT/los.csv, OUT/headtohead.csv   likelihood of superiority, head-to-head (one table each)
 
 Every spawned bot process is ended on a normal end, an error, Ctrl-C or SIGTERM (the CLI turns
 SIGTERM into cancellation, which runs the ``finally`` blocks here).
@@ -28,6 +29,7 @@ from ..errors import UserError
 from ..match import MatchResult, MatchSpec, run_match
 from ..protocol.server import ArenaServer
 from ..records import record_from_result, write_record
+from ..ratings.formatting import CSV_FILES, H2H_COLUMNS, LOS_COLUMNS, csv_tables
 from ..records.codec import atomic_write_bytes
 from ..safetext import printable
 from .config import TournamentConfig
@@ -89,15 +91,21 @@ def result_row(m: ScheduledMatch, result: MatchResult, record: str) -> ResultRow
 
 
 def write_standings(out: Path, st: Standings) -> None:
-    """standings.md / .csv / .json in ``out`` (atomic each)."""
+    """standings.md / .csv / .json, and los.csv / headtohead.csv (one table per CSV file;
+    header only while there are no ratings) in ``out`` (atomic each)."""
     for fmt in ("md", "csv", "json"):
         atomic_write_bytes(out / f"standings.{fmt}", format_standings(st, fmt).encode("utf-8"))
+    tables = csv_tables(st.ratings) if st.ratings is not None else {
+        CSV_FILES["los"]: ",".join(LOS_COLUMNS) + "\n",
+        CSV_FILES["head_to_head"]: ",".join(H2H_COLUMNS) + "\n"}
+    for name in (CSV_FILES["los"], CSV_FILES["head_to_head"]):
+        atomic_write_bytes(out / name, tables[name].encode("utf-8"))
 
 
 def sweep_temp_files(out: Path) -> int:
     """Remove temp files a killed arena left behind (``.<name>.<random>.tmp`` beside records
     and standings; the real files are only ever replaced whole). Returns how many."""
-    stale = list((out / "records").glob(".*.tmp")) + list(out.glob(".standings.*.tmp"))
+    stale = list((out / "records").glob(".*.tmp")) + list(out.glob(".*.tmp"))
     for p in stale:
         p.unlink(missing_ok=True)
     return len(stale)
