@@ -48,6 +48,7 @@ from pydantic import (BaseModel, ConfigDict, Field, StrictBool, StrictFloat, Str
 from ..errors import UserError
 from ..rules import RulesConfig, config_from_options
 from ..rules.config import PRESETS
+from ..safetext import printable
 from .problems import MAX_MATCHES, Problem, cross_problems, field_problems
 
 
@@ -63,8 +64,9 @@ _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def _printable(text: str, what: str) -> str:
-    if any(ord(ch) < 32 or ord(ch) == 127 or 0x202A <= ord(ch) <= 0x202E
-           or 0x2066 <= ord(ch) <= 0x2069 for ch in text):
+    """``text`` unless it holds a character :func:`arena.safetext.printable` would escape
+    (control, format such as bidi overrides, line separators); the store checks the same."""
+    if printable(text) != text:
         raise ValueError(f"{what} must not contain control or bidi characters")
     return text
 

@@ -134,3 +134,11 @@ def test_rule_options_that_need_each_other_are_not_reported_alone(tmp_path, caps
     assert main(["run", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"{path}: rules: a 51-card deck is dealt singly" in err
+
+
+@pytest.mark.parametrize("name", ["c\\u0085d", "c\\u200b", "c\\u2028d", "\\u2066c"])
+def test_names_the_store_would_refuse_are_refused_here(tmp_path, capsys, name):
+    path = tmp_path / "n.toml"
+    path.write_text(GOOD.replace('name = "c"', f'name = "{name}"'))
+    assert main(["run", str(path)]) == 2
+    assert "control or bidi characters" in capsys.readouterr().err
