@@ -15,7 +15,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     bsub = p.add_subparsers(dest="bench", metavar="WHAT", required=True)
     e = bsub.add_parser("engine", help="random matches through the checked engine API")
     e.add_argument("--preset", default="sergeant-major", help="rule preset (default %(default)s)")
-    e.add_argument("--matches", type=cli_int(), default=300, help="matches to play (default %(default)s)")
+    e.add_argument("--matches", type=cli_int(), default=300,
+                   help="matches to play (default %(default)s)")
     e.add_argument("--seed", type=cli_int(), default=1)
     e.set_defaults(func=run_engine)
     a = bsub.add_parser("arena", help="decisions/s through the arena over gRPC vs raw ping-pong")

@@ -49,7 +49,7 @@ from ..errors import UserError
 from ..rules import RulesConfig, config_from_options
 from ..rules.config import PRESETS
 from ..safetext import printable
-from .problems import MAX_MATCHES, Problem, cross_problems, field_problems
+from .problems import MAX_MATCHES, Problem, cross_problems, field_problems  # noqa: F401
 
 
 class ConfigError(UserError):

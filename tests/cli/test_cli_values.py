@@ -54,7 +54,8 @@ def test_several_bad_play_values_are_each_reported(capsys):
     assert main(["play", *BOTS, "--seed", "\u00b2", "--set", "hand_cap=0", "--time-ms", "x"]) \
         == 2
     lines = error_lines(capsys)
-    assert [ln.split(": ")[2] for ln in lines] == ["--seed", "--set hand_cap", "--time-ms"]   # in the model's order
+    # in the model's order
+    assert [ln.split(": ")[2] for ln in lines] == ["--seed", "--set hand_cap", "--time-ms"]
 
 
 @pytest.mark.parametrize("args,expected", [
