@@ -32,8 +32,11 @@ Option reference (RULES.md section 3; seat roles S0 = dealer, S1 = next in play 
 ``end_score``               match ends when a total reaches ``+end_score`` (``None`` = off)
 ``end_score_either_sign``   ... or ``-end_score``
 ``end_hands``               match ends after this many hands (hand limit / fixed hands)
-``tie_break``               first place shared at the end: ``"extra-hands"`` (up to
-                            ``tie_extra_hands`` more), ``"shared"``, or ``"continue"`` playing
+``tie_break``               first place shared when an end condition (score or hands) holds:
+                            ``"extra-hands"`` (up to ``tie_extra_hands`` more hands, until it
+                            is not shared), ``"shared"`` (end, shared place), or
+                            ``"continue"`` (play on, conditions checked after every hand);
+                            see ``arena.rules.scoring.end_reason``
 ``hand_cap``                hard limit on hands; the match then ends by match score
 ==========================  ==================================================================
 """

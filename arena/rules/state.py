@@ -16,7 +16,7 @@ The exchange logic lives in :mod:`arena.rules.exchange`, views in :mod:`arena.ru
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 from . import exchange as xchg
 from . import scoring
@@ -387,7 +387,8 @@ class MatchState:
             self.contract, self.deals[-1] if self.deals else None, tuple(self.discards), tuple(self.events),
             tuple(self.tricks), tuple(self.tricks_won), pts, tuple(self.scores)))
         reason, winner = scoring.end_reason(self.cfg, self.hand_number, self.scores,
-                                            self.tricks_won, self.contract == MISERE)
+                                            self.tricks_won, self.contract == MISERE,
+                                            self._earlier_scores())
         if reason is None:
             self._start_next_hand()
             return
@@ -398,6 +399,15 @@ class MatchState:
         self.current_seat = None
         self._legal = []
         self._placings = scoring.placings(self.scores, winner)
+
+    def _earlier_scores(self) -> Iterator[tuple[int, int, int]]:
+        """Match scores after the hands before the current one, most recent first, back to
+        the scores the match (or ``from_position``) started from; lazy (``end_reason`` reads
+        only the tied run it needs)."""
+        a, b, c = self.scores
+        for pa, pb, pc in reversed(self.hand_points):
+            a, b, c = a - pa, b - pb, c - pc
+            yield a, b, c
 
     def __repr__(self) -> str:
         return (f"MatchState(preset={self.cfg.preset!r}, hand={self.hand_number}, "
