@@ -14,7 +14,8 @@ Option reference (RULES.md section 3; seat roles S0 = dealer, S1 = next in play 
 ``targets``                 tricks each role must take, ``(S0, S1, S2)``; must sum to tricks/hand
 ``first_lead``              ``"S1"`` or ``"declarer"``
 ``no_trump``, ``misere``    extra contracts besides the four suits
-``contract_once``           each player may choose each contract at most once per match
+``contract_once``           each player may choose each contract at most once per cycle: once
+                            he has chosen all of them, all are open again (RULES.md dec. 16)
 ``declarer_view``           what the declarer sees when choosing: ``"kitty"`` (takes the kitty
                             first, 20 cards), ``"hand"`` (16/17) or ``"first6"``
 ``kitty_shown``             kitty shown to all when taken (else only the declarer sees it)
@@ -31,7 +32,8 @@ Option reference (RULES.md section 3; seat roles S0 = dealer, S1 = next in play 
 ``twelve_trick_win``        a player taking 12+ tricks in a non-misère hand wins the match
 ``end_score``               match ends when a total reaches ``+end_score`` (``None`` = off)
 ``end_score_either_sign``   ... or ``-end_score``
-``end_hands``               match ends after this many hands (hand limit / fixed hands)
+``end_hands``               match ends after this many hands (hand limit / fixed hands; a
+                            multiple of 3 with the six-contracts preset)
 ``tie_break``               first place shared when an end condition (score or hands) holds:
                             ``"extra-hands"`` (up to ``tie_extra_hands`` more hands, until it
                             is not shared), ``"shared"`` (end, shared place), or
@@ -199,6 +201,11 @@ def _validate(c: RulesConfig) -> None:
         if c.exchange != "none" and c.exchange_timing != "before-contract":
             raise RulesConfigError("declarer_view 'kitty' takes the kitty before the contract, so "
                                    "exchange_timing must be 'before-contract'")
+    if c.preset == "six-contracts" and c.end_hands is not None and c.end_hands % 3:
+        raise RulesConfigError(
+            f"rule option 'end_hands' {c.end_hands} is not a multiple of 3: a six-contracts "
+            "match is a fixed number of hands in which every player declares equally often "
+            "(RULES.md decision 16)")
 
 
 _BASE = RulesConfig()
