@@ -17,7 +17,8 @@ Option reference (RULES.md section 3; seat roles S0 = dealer, S1 = next in play 
 ``contract_once``           each player may choose each contract at most once per cycle: once
                             he has chosen all of them, all are open again (RULES.md dec. 16)
 ``declarer_view``           what the declarer sees when choosing: ``"kitty"`` (takes the kitty
-                            first, 20 cards), ``"hand"`` (16/17) or ``"first6"``
+                            first, 20 cards), ``"hand"`` (16/17) or ``"first6"`` (his first 6
+                            dealt cards; no exchange before the contract)
 ``kitty_shown``             kitty shown to all when taken (else only the declarer sees it)
 ``deal_pattern``            ``"packets"``, ``"singles"`` or ``"blato"`` (RULES.md section 6)
 ``exchange``                ``"none"``, ``"demand-suit"``, ``"pass-return-batch"``,
@@ -201,6 +202,15 @@ def _validate(c: RulesConfig) -> None:
         if c.exchange != "none" and c.exchange_timing != "before-contract":
             raise RulesConfigError("declarer_view 'kitty' takes the kitty before the contract, so "
                                    "exchange_timing must be 'before-contract'")
+    if c.declarer_view == "first6" and c.exchange != "none" \
+            and c.exchange_timing == "before-contract":
+        # the declarer would exchange cards he may not see yet (RULES.md 5: six-contracts
+        # exchanges after the contract)
+        raise RulesConfigError(
+            f"declarer_view 'first6' cannot be combined with exchange {c.exchange!r} and "
+            "exchange_timing 'before-contract': the declarer sees only his first 6 cards until "
+            "he has chosen the contract, so the exchange must come after it (exchange_timing "
+            "'after-contract') or not at all (exchange 'none')")
     if c.preset == "six-contracts" and c.end_hands is not None and c.end_hands % 3:
         raise RulesConfigError(
             f"rule option 'end_hands' {c.end_hands} is not a multiple of 3: a six-contracts "
