@@ -180,7 +180,7 @@ def _validate(c: RulesConfig) -> None:
             raise _fail(name, getattr(c, name), "true or false")
     try:
         parse_card(c.removed_card)
-    except (CardParseError, AttributeError):
+    except CardParseError:
         raise _fail("removed_card", c.removed_card, "a card such as '2C'") from None
     _check_triple("targets", c.targets, c.tricks_per_hand)
     if c.misere_limits is not None:

@@ -24,7 +24,7 @@ from .actions import (CONTRACT_BASE, MISERE, NO_TRUMP, Decision, action_str, con
                       contract_name)
 from .cards import cards_of, mask_of
 from .config import RulesConfig
-from .deal import Deal, seeded_deal
+from .deal import Deal, check_seed, seeded_deal
 from .errors import IllegalActionError, RulesError
 from .history import HandSummary, TrickRecord, hand_steps
 from .tricks import F1, FOLLOW_CODES, legal_play_mask, trick_winner
@@ -118,6 +118,7 @@ class MatchState:
 
         Raises:
             DealError: when an explicit deal does not fit ``cfg``.
+            SeedError: when ``seed`` is not an int, str or bytes.
         """
         if first_deal is not None:
             deals = {1: first_deal}
@@ -145,12 +146,16 @@ class MatchState:
 
         Raises:
             DealError: when an explicit deal does not fit ``cfg``.
-            ValueError: when ``hand_number`` < 1 or ``dealer`` is not 0..2.
-            RulesError: when ``contracts_used`` names a contract the rules do not have (or,
-                with ``contract_once``, one twice in a cycle).
+            SeedError: when ``seed`` is not an int, str or bytes.
+            RulesError: when ``hand_number`` is not an int >= 1, ``dealer`` not 0..2, or
+                ``contracts_used`` names a contract the rules do not have (or, with
+                ``contract_once``, one twice in a cycle).
         """
-        if hand_number < 1 or dealer not in (0, 1, 2):
-            raise ValueError(f"bad position: hand_number {hand_number}, dealer {dealer}")
+        check_seed(seed)
+        if type(hand_number) is not int or hand_number < 1 or type(dealer) is not int \
+                or dealer not in (0, 1, 2):
+            raise RulesError(f"bad position: hand_number {hand_number!r}, dealer {dealer!r} "
+                             "(expected an int >= 1 and 0, 1 or 2)")
         self = cls.__new__(cls)
         self.cfg = cfg
         self._seed = seed
@@ -221,8 +226,9 @@ class MatchState:
         return legal
 
     def is_legal(self, action: int) -> bool:
-        """Whether ``action`` may be applied now (never raises)."""
-        if self.finished or not isinstance(action, int):
+        """Whether ``action`` may be applied now (never raises; anything but an ``int``,
+        ``bool`` included, is not an action)."""
+        if self.finished or type(action) is not int:
             return False
         if self.decision is _PLAY:
             return 0 <= action < 52 and bool(self._play_mask() >> action & 1)
