@@ -27,5 +27,6 @@ __all__ = [
     "DEFAULT_PRESET", "OPTION_NAMES", "PRESETS", "RulesConfig", "config_from_options",
     "make_config", "Deal",
     "derive_seed", "seeded_deal", "CardParseError", "DealError", "IllegalActionError",
-    "RulesConfigError", "RulesError", "SeedError", "ExchangeEvent", "HandSummary", "MatchState", "TrickRecord",
+    "RulesConfigError", "RulesError", "SeedError", "ExchangeEvent", "HandSummary", "MatchState",
+    "TrickRecord",
 ]

@@ -53,6 +53,7 @@ def replay_contracts(cfg: RulesConfig,
             set, or with ``contract_once`` a contract repeats within a cycle.
     """
     full = contracts_mask(cfg)
+
     def sequence(x: object) -> bool:
         return isinstance(x, Sequence) and not isinstance(x, (str, bytes))
     if not sequence(chosen) or len(chosen) != 3 or not all(map(sequence, chosen)):
@@ -63,8 +64,9 @@ def replay_contracts(cfg: RulesConfig,
         used = 0
         for c in seq:
             if type(c) is not int or not 0 <= c < 6 or not full >> c & 1:
+                names = ", ".join(map(contract_name, _CONTRACTS_IN[full]))
                 raise RulesError(f"contracts_used of seat {seat}: {c!r} is not a contract of "
-                                 f"these rules ({', '.join(map(contract_name, _CONTRACTS_IN[full]))})")
+                                 f"these rules ({names})")
             if cfg.contract_once and used >> c & 1:
                 raise RulesError(f"contracts_used of seat {seat}: {contract_name(c)} is chosen "
                                  "twice in one cycle, which contract_once forbids")
@@ -86,8 +88,8 @@ class MatchState:
         trick_seats, leader, tricks (list of TrickRecord this hand), tricks_won (per seat),
         scores (match score per seat), hand_points (list of per-seat tuples, one per hand),
         prev_points (previous hand's points or None), contracts_used (per seat, bitmask of the
-        contract indexes chosen in his current cycle, RULES.md decision 16), events (ExchangeEvent list of this hand, full information),
-        deals (Deal per hand played so far), actions (every action code
+        contract indexes chosen in his current cycle, RULES.md decision 16), events
+        (ExchangeEvent list of this hand, full information), deals (Deal per hand played so far), actions (every action code
         applied in the match, in order), completed_hands (HandSummary per finished hand),
         finished, end_reason, twelve_trick_winner.
     """

@@ -1,12 +1,13 @@
 """Hypothesis strategies over the rule options: every option of ``RulesConfig``, every value.
 
 :func:`option_overrides` draws a preset and overrides any subset of the options with values
-drawn from each option's whole range (triples summing to the tricks per hand for targets and
-misère limits, every card for ``removed_card``, ``None`` where allowed). :func:`accepted_configs`
-keeps the combinations ``make_config`` accepts; the draws lean towards valid combinations (a
-51-card deck is mostly dealt singly, double payment mostly comes with demand-suit) so that few
-are thrown away, but every value of every option is reachable. Match length options are kept
-small (hand cap 1..6) so that random matches stay short.
+drawn across each option's range: every choice of every enumerated and boolean option, every
+triple summing to the tricks per hand for targets and misère limits, every card for
+``removed_card``, ``None`` where allowed, small and extreme values of the integer options.
+:func:`accepted_configs` keeps the combinations ``make_config`` accepts; the draws lean towards
+valid combinations (a 51-card deck is mostly dealt singly, double payment mostly comes with
+demand-suit) so that few are thrown away, but every value of every option is reachable. The
+hand cap is kept small (1..6) so that random matches stay short.
 """
 
 from __future__ import annotations
@@ -42,8 +43,8 @@ def _value(draw: Any, name: str, tricks: int) -> Any:
         return draw(st.none() | st.integers(1, 7) | st.just(10_000))
     if name == "tie_extra_hands":
         return draw(st.integers(0, 4) | st.just(1_000))
-    if name == "hand_cap":
-        return draw(st.integers(1, 6))
+    if name == "hand_cap":   # mostly 2+: hand 1 has no card exchange
+        return draw(st.sampled_from((3, 4, 5, 6, 2, 1)))
     raise AssertionError(f"no strategy for rule option {name!r}")
 
 
@@ -51,8 +52,8 @@ def _value(draw: Any, name: str, tricks: int) -> Any:
 def option_overrides(draw: Any) -> tuple[str, dict[str, Any]]:
     """(preset, overrides): a preset and random values for a random subset of the options.
 
-    ``hand_cap`` is always drawn (1..6); the deck is drawn first so that targets and misère
-    limits can add up to the right number of tricks.
+    ``hand_cap`` is always drawn (1..6, mostly 3 or more); the deck is drawn first so that
+    targets and misère limits can add up to the right number of tricks.
     """
     preset = draw(st.sampled_from(sorted(PRESETS)))
     base = make_config(preset)
