@@ -174,6 +174,10 @@ class ViewEncoder:
         self._templates: dict[tuple[str, int], _Template] = {}        # encode_into
         self._state_templates: dict[tuple[str, int], _Template] = {}  # encode_state_into
 
+    def __len__(self) -> int:
+        """Templates kept (over all matches not forgotten)."""
+        return len(self._templates) + len(self._state_templates)
+
     def forget(self, match_id: str) -> None:
         """Drop the templates of a match (call when it ends)."""
         for templates in (self._templates, self._state_templates):
