@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 
 from tabulate import tabulate
@@ -37,6 +37,7 @@ class StandingRow:
     faults: int
     forfeits: int
     ms_per_decision: float
+    note: str | None = None  #: e.g. "never started": the bot is kept out of the ratings
 
 
 @dataclass(frozen=True)
@@ -58,13 +59,19 @@ def _ratings(results: Sequence[ResultRow], seed: int) -> tuple[RatingReport | No
 
 
 def compute_standings(results: Sequence[ResultRow], bots: Sequence[str],
-                      seed: int = 0) -> Standings:
+                      seed: int = 0, absent: Mapping[str, str] | None = None) -> Standings:
     """Standings of ``bots`` (all listed, even with no match yet) over ``results``.
 
     Sorted by rating when available, else by average placing. Pure; deterministic for a
-    given ``seed`` (the bootstrap's).
+    given ``seed`` (the bootstrap's). ``absent``: bots that never took part (never started,
+    or a remote bot that never connected) -> the note shown for them; the matches they were
+    scheduled in are kept out of the ratings (they measure only the absence).
     """
-    report, note = _ratings(results, seed) if results else (None, "no matches played yet")
+    absent = absent or {}
+    rated = [r for r in results if not absent.keys() & set(r.seats)]
+    report, note = _ratings(rated, seed) if rated else (
+        None, "no matches played yet" if not results else "no ratings: every match had a "
+        "bot that never started")
     acc = {b: {"m": 0, "place": 0, "first": 0, "score": 0, "faults": 0, "forfeits": 0,
                "ms": 0.0, "dec": 0} for b in bots}
     for r in results:
@@ -87,7 +94,7 @@ def compute_standings(results: Sequence[ResultRow], bots: Sequence[str],
             0, name, rating.rating if rating else None, rating.ci_low if rating else None,
             rating.ci_high if rating else None, a["m"], round(a["place"] / m, 3), a["first"],
             round(a["score"] / m, 3), a["faults"], a["forfeits"],
-            round(a["ms"] / a["dec"], 2) if a["dec"] else 0.0))
+            round(a["ms"] / a["dec"], 2) if a["dec"] else 0.0, absent.get(name)))
     rows.sort(key=lambda r: (-(r.rating if r.rating is not None else -1e9),
                              r.avg_place if r.matches else 9, r.bot))
     ranked = tuple(StandingRow(i + 1, *list(asdict(r).values())[1:]) for i, r in enumerate(rows))
@@ -95,6 +102,8 @@ def compute_standings(results: Sequence[ResultRow], bots: Sequence[str],
 
 
 def _interval(r: StandingRow) -> str:
+    if r.note:
+        return r.note
     if r.rating is None:
         return "-"
     if r.ci_low is None:
