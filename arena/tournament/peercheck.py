@@ -108,7 +108,7 @@ def describe(pid: int) -> str:
     except OSError:
         cmd = "?"
     cmd = "".join(ch if ch.isprintable() else "?" for ch in cmd)
-    return f"process {pid} ({cmd[:80]})"
+    return f"process {pid} ({cmd[:200]})"
 
 
 def check_peer(peer: str, server_port: int, root_pid: int) -> str | None:

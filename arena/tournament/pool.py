@@ -190,23 +190,27 @@ class BotPool:
 
     # ----- leasing --------------------------------------------------------------------------
     async def acquire(self, names: Sequence[str]) -> list[tuple[str, Instance | None, Bot]]:
-        """Lease one instance per bot (acquired in sorted name order). Returns per name, in the
-        given order, ``(name, instance or None, bot to play with)``."""
-        leased: dict[str, tuple[Instance | None, Bot]] = {}
+        """Lease one instance per bot: the slots are taken in sorted name order (so two matches
+        never wait on each other), then the instances that need a (re)start are started
+        together. Returns per name, in the given order, ``(name, instance or None, bot to play
+        with)``."""
+        slots: dict[str, Instance | None] = {}
         for name in sorted(names):
-            st = self.bots[name]
-            inst = await st.slots.get()
+            slots[name] = await self.bots[name].slots.get()
+
+        async def ready(name: str) -> tuple[Instance | None, Bot]:
+            st, inst = self.bots[name], slots[name]
             if st.disqualified:
-                leased[name] = (inst, UnavailableBot(name, st.disqualified))
-                continue
+                return inst, UnavailableBot(name, st.disqualified)
             if inst is None or not inst.bot.alive:
                 if inst is not None:
                     await self._discard(inst)
                 inst, reason = await self._start(st)
                 if inst is None:
-                    leased[name] = (None, UnavailableBot(name, reason))
-                    continue
-            leased[name] = (inst, inst.bot)
+                    return None, UnavailableBot(name, reason)
+            return inst, inst.bot
+
+        leased = dict(zip(slots, await asyncio.gather(*(ready(n) for n in slots))))
         return [(n, *leased[n]) for n in names]
 
     async def release(self, name: str, inst: Instance | None, forfeit: str | None) -> None:
