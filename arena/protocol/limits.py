@@ -9,7 +9,8 @@ Transport (gRPC core channel arguments, checked by tests/protocol/test_limits.py
 - ``grpc.max_connection_idle_ms``: a connection with no open stream is closed after the idle
   timeout;
 - ``grpc.max_allowed_incoming_connections``: connections over the cap are closed at once;
-- ``grpc.max_concurrent_streams``: streams per connection (a bot needs one).
+- ``grpc.max_concurrent_streams``: streams per connection (a bot needs one; a program that
+  hosts several bots may open one per bot on a shared connection).
 
 Back-off (:class:`Backoff`): every failed registration from an address (unknown token,
 unsupported version, a first message that is not a registration or none in time, a token
@@ -25,7 +26,7 @@ import time
 from collections import OrderedDict
 
 #: streams per connection (a bot uses one)
-MAX_STREAMS_PER_CONNECTION = 4
+MAX_STREAMS_PER_CONNECTION = 100
 #: default cap on streams waiting for their RegisterRequest at once
 MAX_UNREGISTERED = 32
 #: addresses whose failures are remembered (the oldest is forgotten past this)
