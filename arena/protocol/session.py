@@ -58,7 +58,7 @@ _REASONS = {
     "error": pb.REJECTION_REASON_ERROR, "unknown-request": pb.REJECTION_REASON_UNKNOWN_REQUEST,
     "unexpected": pb.REJECTION_REASON_UNEXPECTED,
 }
-_RECENT_KEPT = 4096           # finished requests remembered (LATE vs UNKNOWN, reject's match)
+_RECENT_KEPT = 1024           # finished requests remembered (LATE vs UNKNOWN, reject's match)
 _MAX_TEXT = 2000              # characters of bot-supplied text kept in faults and logs
 #: a bot flooding the arena with bad messages: the first ones are logged one by one, then one
 #: line per LOG_EVERY; rejections are sent for the first MAX_REJECTIONS only (a bot that does

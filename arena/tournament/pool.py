@@ -180,11 +180,6 @@ class BotPool:
                 server.expect(e.token, e.name)
             self.bots[e.name] = st
 
-    @property
-    def procs(self) -> set[asyncio.subprocess.Process]:
-        """The live spawned bot processes (their supervisors)."""
-        return set(self.live)
-
     def log_path(self, name: str) -> Path:
         return self.log_dir / f"{safe_filename(name)}.log"
 

@@ -295,6 +295,9 @@ async def _play_one(cfg: TournamentConfig, rules, m: ScheduledMatch,  # noqa: AN
         result = await run_match(spec, [bot for _, _, bot in leased])
         return result
     finally:
-        for i, (name, inst, _) in enumerate(leased):
+        for i, (name, inst, bot) in enumerate(leased):
+            forget = getattr(bot, "forget_match", None)
+            if forget is not None:  # also when the match was stopped before its end
+                forget(m.match_id)
             forfeit = result.forfeit_reasons[i] if result is not None else "arena stopped"
             await pool.release(name, inst, forfeit)
