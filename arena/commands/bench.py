@@ -10,8 +10,10 @@ from ..rules import PRESETS
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    """Register ``arena bench engine [--preset P] [--matches N]`` and ``arena bench arena``."""
-    p = sub.add_parser("bench", help="benchmarks: engine speed, arena throughput over gRPC")
+    """Register ``arena bench engine [--preset P] [--matches N]``, ``arena bench arena`` and
+    ``arena bench memory``."""
+    p = sub.add_parser("bench", help="benchmarks: engine speed, arena throughput over gRPC, "
+                       "memory over long runs")
     bsub = p.add_subparsers(dest="bench", metavar="WHAT", required=True)
     e = bsub.add_parser("engine", help="random matches through the checked engine API")
     e.add_argument("--preset", default="sergeant-major", help="rule preset (default %(default)s)")
@@ -26,6 +28,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="alternating raw / arena measurements; medians compared "
                         "(default %(default)s)")
     a.set_defaults(func=run_arena)
+    m = bsub.add_parser("memory", help="arena RSS growth over a long tournament of short "
+                        "matches (target: < 10 MB from match 200 to 2,000)")
+    m.add_argument("--matches", type=int, default=2000,
+                   help="matches to play, rounded up to whole duplicate blocks of 6 "
+                        "(default %(default)s; e.g. 400 for a quick run)")
+    m.add_argument("--warmup", type=int, default=200,
+                   help="matches before the first RSS figure (default %(default)s)")
+    m.add_argument("--concurrency", type=int, default=2,
+                   help="matches at once (default %(default)s)")
+    m.set_defaults(func=run_memory)
 
 
 def run_engine(args: argparse.Namespace) -> int:
@@ -50,5 +62,20 @@ def run_arena(args: argparse.Namespace) -> int:
     if not 1 <= args.rounds <= 50:
         raise UserError("--rounds must be between 1 and 50")
     for line in asyncio.run(bench_throughput(args.decisions, args.rounds)).lines():
+        print(line)
+    return 0
+
+
+def run_memory(args: argparse.Namespace) -> int:
+    """Print the memory benchmark's figures; exit code 0."""
+    import asyncio
+
+    from ..bench.memory import bench_memory
+    if not 1 <= args.warmup < args.matches <= 1_000_000:
+        raise UserError("needs 1 <= --warmup < --matches <= 1000000")
+    if not 1 <= args.concurrency <= 64:
+        raise UserError("--concurrency must be between 1 and 64")
+    figures = asyncio.run(bench_memory(args.matches, args.warmup, args.concurrency))
+    for line in figures.lines():
         print(line)
     return 0

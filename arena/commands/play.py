@@ -34,11 +34,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+#: exit status when a bot cannot start (as ``arena run`` when a bot never started)
+EXIT_BOT_START = 3
+
+
 def run(args: argparse.Namespace) -> int:
-    """Play and print; exit 0."""
+    """Play and print; exit 0, 2 on a user mistake (or a bot command that cannot start),
+    3 when a bot started but failed before registering (its start error is printed)."""
     from ..protocol.errors import ServerStartError
     from ..records import record_from_result, render_text, write_record
-    from ..tournament.single import play_single
+    from ..tournament.single import BotStartError, play_single
     from ._signals import Interrupted, run_guarded
     # one validated path: the tournament config's model (issue 10 item 6)
     cfg = play_config(args.bots, preset=args.preset, seed=args.seed, sets=args.set,
@@ -59,6 +64,10 @@ def run(args: argparse.Namespace) -> int:
     except Interrupted as exc:
         print(f"arena: stopped by {exc}; bot logs in {logs}", file=sys.stderr)
         return exc.code
+    except BotStartError as exc:
+        print(f"arena: error: {exc}; nothing was played (bot logs in {logs})",
+              file=sys.stderr)
+        return EXIT_BOT_START
     except (ValueError, ServerStartError) as exc:
         raise UserError(str(exc)) from None
     if any(result.forfeited) or any(result.faults):

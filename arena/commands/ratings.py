@@ -8,6 +8,7 @@ import sys
 from ..errors import UserError
 from ._values import cli_int
 from ..ratings import MatchResult, RatingsInputError, format_report, rate
+from ..tournament.proctable import never_started
 from ..tournament.store import open_existing
 
 
@@ -29,6 +30,11 @@ def run(args: argparse.Namespace) -> int:
     """Print the ratings report; exit 0, or 2 with one line on a user mistake."""
     with open_existing(args.dir) as store:
         rows = store.results()
+        absent = never_started(store.db)
+    if absent:
+        rows = [r for r in rows if not absent.keys() & set(r.seats)]
+        print(f"arena: note: never started, kept out of the ratings with their matches: "
+              f"{', '.join(repr(n) for n in absent)}", file=sys.stderr)
     results = [MatchResult(r.seats, tuple(r.placings), r.block_id, tuple(r.forfeited))
                for r in rows]
     blocks = len({r.block_id for r in rows})

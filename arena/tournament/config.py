@@ -14,9 +14,9 @@ Example (see ``examples/sample.toml``)::
     grace_ms = 250                  # margin before an answer is late
     bank_ms = 0                     # optional per-match time bank (0 = none)
     [faults]
-    max_faults = 3                  # faults in one match before a forfeit
-    max_crashes = 3                 # crashes before a bot is disqualified
-    register_timeout_s = 20
+    max_faults = 3                  # a bot forfeits a match at its 3rd fault in it
+    max_crashes = 3                 # a bot is disqualified at its 3rd crash / failed start
+    register_timeout_s = 20         # to connect after a start; remote bots: wait per match
     [server]
     bind = "127.0.0.1:0"            # port 0 = ephemeral
 
@@ -25,8 +25,8 @@ Example (see ``examples/sample.toml``)::
     command = ["{python}", "-m", "sample_bots.random_bot"]   # {python} = this interpreter
     [[bots]]
     name = "visitor"
-    remote = true                   # joins by itself with this token
-    token = "s3cret"
+    remote = true                   # joins by itself with this token (16 characters or more)
+    token = "a-long-random-secret"
 
 Errors are reported as ``FILE: field.path: problem`` (:class:`ConfigError`), one line per
 problem and every problem at once (:mod:`arena.tournament.problems`), never a traceback.
@@ -49,7 +49,7 @@ from ..errors import UserError
 from ..rules import RulesConfig, config_from_options
 from ..rules.config import PRESETS
 from ..safetext import printable
-from .problems import MAX_MATCHES, Problem, cross_problems, field_problems  # noqa: F401
+from .problems import MAX_MATCHES, Problem, cross_problems, field_problems  # noqa: F401 (re-exported)
 
 
 class ConfigError(UserError):
@@ -60,6 +60,8 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+#: shortest token of a remote bot (characters)
+MIN_TOKEN_LENGTH = 16
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -105,8 +107,11 @@ class TimeSection(_Strict):
 
 
 class FaultSection(_Strict):
+    """Both limits mean "when the count reaches N": a bot forfeits a match at its
+    ``max_faults``-th fault in it, and is disqualified at its ``max_crashes``-th crash."""
+
     max_faults: StrictInt = Field(3, ge=1, le=100_000)
-    max_crashes: StrictInt = Field(3, ge=0, le=100_000)
+    max_crashes: StrictInt = Field(3, ge=1, le=100_000)
     register_timeout_s: StrictInt | StrictFloat = Field(20.0, gt=0, le=3600)
 
 
@@ -156,6 +161,10 @@ class BotEntry(_Strict):
                 raise ValueError("a remote bot has a token, not a command")
             if not self.token:
                 raise ValueError("a remote bot needs a token")
+            if len(self.token) < MIN_TOKEN_LENGTH:
+                raise ValueError(f"a remote bot's token must have at least {MIN_TOKEN_LENGTH} "
+                                 f"characters (it has {len(self.token)}); use a random one, "
+                                 "e.g. python3 -c 'import secrets; print(secrets.token_hex(16))'")
         elif not self.command:
             raise ValueError("needs a command (an argument list) or remote = true with a token")
         elif self.token is not None:

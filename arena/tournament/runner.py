@@ -34,6 +34,8 @@ from ..records.codec import atomic_write_bytes
 from ..safetext import printable
 from .config import TournamentConfig
 from .pool import BotPool
+from .preflight import preflight
+from .proctable import ProcessTable
 from .schedule import ScheduledMatch, make_schedule
 from .standings import Standings, compute_standings, format_standings
 from .store import ResultRow, Store
@@ -50,6 +52,8 @@ class TournamentOutcome:
     out: Path
     faults: int
     disqualifications: tuple[str, ...] = ()
+    #: bots that never started (never registered once): name -> the last failure's reason
+    never_started: tuple[tuple[str, str], ...] = ()
 
 
 def server_address(bind: str, port: int) -> str:
@@ -115,6 +119,29 @@ class OutDirError(UserError):
     """The output directory cannot be used (not creatable, or another arena holds it)."""
 
 
+class PreflightError(UserError):
+    """A bot command cannot start (checked before the first match); one line per bot."""
+
+
+def check_bots(cfg: TournamentConfig) -> None:
+    """The pre-flight check of every spawned bot's command (:mod:`.preflight`).
+
+    Raises:
+        PreflightError: naming each bot that cannot start and why.
+    """
+    problems = preflight(cfg.bots)
+    if problems:
+        raise PreflightError("; ".join(problems) + " (nothing was played)")
+
+
+def max_connections(cfg: TournamentConfig) -> int:
+    """The server's connection cap: every bot instance, plus as many waiting to register
+    (restarts overlap) and the unregistered allowance."""
+    from ..protocol.limits import MAX_UNREGISTERED
+    instances = sum(1 if b.remote else cfg.tournament.concurrency for b in cfg.bots)
+    return 2 * instances + MAX_UNREGISTERED
+
+
 class _Progress:
     """A rich progress bar on a terminal; plain lines otherwise (CI, pipes)."""
 
@@ -154,6 +181,14 @@ class _Progress:
                   + (f" faults {sum(result.faults)}" if any(result.faults) else ""),
                   file=sys.stderr, flush=True)
 
+    def warning(self, text: str) -> None:
+        """A security or process warning: always shown (even with --quiet)."""
+        line = f"arena: WARNING: {text}"
+        if self.bar is not None:
+            self.bar.console.print(line, markup=False, highlight=False, style="bold red")
+        else:
+            print(line, file=sys.stderr, flush=True)
+
     def close(self) -> None:
         if self.bar is not None:
             self.bar.stop()
@@ -191,6 +226,11 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
         schedule = make_schedule(names, cfg.tournament.deals_per_table, cfg.tournament.seed)
         store.init_schedule(cfg.fingerprint(), cfg.tournament.name, schedule)
         store.results()        # every stored row is checked before anything is played
+        procs = ProcessTable(store.db)
+        left = procs.end_leftovers()  # an arena that died on this directory left them
+        if left:
+            print(f"arena: ended {left} bot process{'es' if left > 1 else ''} left running by "
+                  f"an earlier arena on {out}", file=sys.stderr, flush=True)
         pending = store.pending()
         sweep_unfinished_records(out, pending)
         scheduled = store.scheduled_count()
@@ -198,8 +238,11 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
         played = 0
         disqualified: list[str] = []
         if pending:
+            check_bots(cfg)
             server = ArenaServer(cfg.server.bind,
-                                 register_timeout_s=cfg.faults.register_timeout_s)
+                                 register_timeout_s=cfg.faults.register_timeout_s,
+                                 max_connections=max_connections(cfg),
+                                 on_warning=prog.warning)
             port = await server.start()
             address = server_address(cfg.server.bind, port)
             remote = [b.name for b in cfg.bots if b.remote]
@@ -210,7 +253,8 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
             pool = BotPool(server, cfg.bots, address, out / "logs",
                            slots=cfg.tournament.concurrency,
                            register_timeout_s=cfg.faults.register_timeout_s,
-                           max_crashes=cfg.faults.max_crashes, on_event=prog.message)
+                           max_crashes=cfg.faults.max_crashes, on_event=prog.message,
+                           tracker=procs)
             queue: asyncio.Queue[ScheduledMatch] = asyncio.Queue()
             for m in pending:
                 queue.put_nowait(m)
@@ -235,10 +279,13 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
                 disqualified = pool.disqualifications
                 # shielded: a cancellation arriving now must not cut the bots' shutdown short
                 await asyncio.shield(_shutdown(pool, server))
-        standings = compute_standings(store.results(), names)
+        absent = procs.never_started()
+        notes = {b.name: "did not connect" if b.remote else "never started"
+                 for b in cfg.bots if b.name in absent}
+        standings = compute_standings(store.results(), names, absent=notes)
     write_standings(out, standings)
     return TournamentOutcome(played, scheduled, scheduled - len(pending), standings, out,
-                             prog.faults, tuple(disqualified))
+                             prog.faults, tuple(disqualified), tuple(absent.items()))
 
 
 async def _save(out: Path, store: Store, m: ScheduledMatch, result: MatchResult) -> None:
@@ -309,6 +356,9 @@ async def _play_one(cfg: TournamentConfig, rules, m: ScheduledMatch,  # noqa: AN
         result = await run_match(spec, [bot for _, _, bot in leased])
         return result
     finally:
-        for i, (name, inst, _) in enumerate(leased):
+        for i, (name, inst, bot) in enumerate(leased):
+            forget = getattr(bot, "forget_match", None)
+            if forget is not None:  # also when the match was stopped before its end
+                forget(m.match_id)
             forfeit = result.forfeit_reasons[i] if result is not None else "arena stopped"
             await pool.release(name, inst, forfeit)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 
 from tabulate import tabulate
@@ -45,9 +45,10 @@ class StandingRow:
     forfeits: int
     ms_per_decision: float
     blocks: int = 0
+    status: str | None = None  #: "never started" / "did not connect": kept out of the ratings
 
 
-#: the CSV / JSON keys of a standings row, in order (plus ``note`` in the CSV)
+#: the CSV / JSON keys of a standings row, in order
 STANDING_COLUMNS = tuple(f.name for f in fields(StandingRow))
 
 
@@ -82,14 +83,19 @@ def _ratings(results: Sequence[ResultRow], seed: int) -> tuple[RatingReport | No
 
 
 def compute_standings(results: Sequence[ResultRow], bots: Sequence[str],
-                      seed: int = 0) -> Standings:
+                      seed: int = 0, absent: Mapping[str, str] | None = None) -> Standings:
     """Standings of ``bots`` (all listed, even with no match yet) over ``results``.
 
     Sorted by rating when available, else by average placing. Pure; deterministic for a
-    given ``seed`` (the bootstrap's).
+    given ``seed`` (the bootstrap's). ``absent``: bots that never took part (never started,
+    or a remote bot that never connected) -> the note shown for them; the matches they were
+    scheduled in are kept out of the ratings (they measure only the absence).
     """
-    report, note = _ratings(results, seed) if results else (
-        None, "note: no matches played yet")
+    absent = absent or {}
+    rated = [r for r in results if not absent.keys() & set(r.seats)]
+    report, note = _ratings(rated, seed) if rated else (
+        None, "note: no matches played yet" if not results else "note: no ratings: every match had a "
+        "bot that never started")
     acc = {b: {"m": 0, "place": 0, "first": 0, "score": 0, "faults": 0, "forfeits": 0,
                "ms": 0.0, "dec": 0, "blocks": set()} for b in bots}
     for r in results:
@@ -113,7 +119,8 @@ def compute_standings(results: Sequence[ResultRow], bots: Sequence[str],
             0, name, rating.rating if rating else None, rating.ci_low if rating else None,
             rating.ci_high if rating else None, a["m"], round(a["place"] / m, 3), a["first"],
             round(a["score"] / m, 3), a["faults"], a["forfeits"],
-            round(a["ms"] / a["dec"], 2) if a["dec"] else 0.0, len(a["blocks"])))
+            round(a["ms"] / a["dec"], 2) if a["dec"] else 0.0, len(a["blocks"]),
+            absent.get(name)))
     rows.sort(key=lambda r: (-(r.rating if r.rating is not None else -1e9),
                              r.average_place if r.matches else 9, r.bot))
     ranked = tuple(StandingRow(i + 1, *list(asdict(r).values())[1:]) for i, r in enumerate(rows))
@@ -121,6 +128,8 @@ def compute_standings(results: Sequence[ResultRow], bots: Sequence[str],
 
 
 def _interval(r: StandingRow) -> str:
+    if r.status:
+        return r.status
     if r.rating is None:
         return "-"
     if r.ci_low is None:

@@ -39,8 +39,13 @@ CASES = [
     (GOOD.replace('name = "c"', 'name = "c\\u001b[31m"'), "control or bidi characters"),
     (GOOD.replace('name = "c"\ncommand = ["x"]', 'name = "c"\ncommand = ["x"]\ntoken = "t"'),
      "token is only for remote bots"),
-    (GOOD + '[[bots]]\nname = "d"\nremote = true\ntoken = "t"\n'
-     '[[bots]]\nname = "e"\nremote = true\ntoken = "t"\n', "each remote bot needs its own token"),
+    (GOOD + '[[bots]]\nname = "d"\nremote = true\ntoken = "0123456789abcdef"\n'
+     '[[bots]]\nname = "e"\nremote = true\ntoken = "0123456789abcdef"\n',
+     "each remote bot needs its own token"),
+    (GOOD + '[[bots]]\nname = "d"\nremote = true\ntoken = "0123456789abcde"\n',
+     "bots[3] (bot 'd'): a remote bot's token must have at least 16 characters (it has 15)"),
+    (GOOD.replace("[[bots]]", "[faults]\nmax_crashes = 0\n[[bots]]", 1),
+     "faults.max_crashes: Input should be greater than or equal to 1"),
     (GOOD.replace("seed = 1", "seed = 1\ndeals_per_table = 100000") + "".join(
         f'[[bots]]\nname = "x{i}"\ncommand = ["x"]\n' for i in range(3)),
      "the schedule would have 12,000,000 matches"),

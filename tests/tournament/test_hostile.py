@@ -20,7 +20,7 @@ LINE = "\x1b[2J\x1b[Hall your base \u202eevil\x07"
 
 def test_hostile_log_line_and_names_reach_the_terminal_escaped(tmp_path):
     tag = new_tag()
-    text = config_text(None, tag=tag, bots=0, max_crashes=0)
+    text = config_text(None, tag=tag, bots=0, max_crashes=1)
     for name in ("<img src=x onerror=alert(1)>", "*bold* _x_"):
         text += bot_block(name, ["{python}", "-m", "sample_bots.random_bot"], tag)
     text += bot_block("dying", ["{python}", str(PROBEBOT), "--mode", "hostile", "--line", LINE],
@@ -29,7 +29,7 @@ def test_hostile_log_line_and_names_reach_the_terminal_escaped(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "arena.cli", "run", str(tmp_path / "t.toml"),
                            "--out", str(tmp_path / "o")], capture_output=True, timeout=120)
     out, err = proc.stdout.decode(), proc.stderr.decode()
-    assert proc.returncode == 0, err
+    assert proc.returncode == 3, err   # 'dying' never started (exit status 3)
     for stream in (out, err):
         bad = {ch for ch in stream if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")
                and ch != "\n"}
