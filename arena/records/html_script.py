@@ -44,7 +44,7 @@ SCRIPT = r"""
   function parseHash() {
     var h = location.hash || "";
     var m = /(?:^|[#&?])step=(\d+)/.exec(h), v = /(?:^|[#&?])view=(all|[0-2])/.exec(h);
-    if (v && D.persp.indexOf(v[1]) >= 0) view = v[1];
+    view = v && D.persp.indexOf(v[1]) >= 0 ? v[1] : D.persp[0];
     step = m ? Math.max(0, Math.min(N - 1, parseInt(m[1], 10))) : 0;
   }
 
@@ -118,6 +118,7 @@ SCRIPT = r"""
       li.title = "trick " + (k + 1) + ": jump to the step that completed it";
       tl.appendChild(li);
     });
+    if (!tl.firstChild) tl.appendChild(el("li", "none", "none yet"));
     var ml = document.getElementById("moves"), V = D.views[view], cur = null;
     clear(ml);
     ml.start = h.start;
