@@ -17,7 +17,7 @@ from arena.records.simulate import Replayer, deal_from_seats
 from arena.records.verify import rules_of
 from arena.rules import card_str, parse_action, parse_card
 
-from .helpers import HOSTILE, play
+from .helpers import HOSTILE, FaultyPolicy, RandomPolicy, play
 
 SUIT = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 CARD_TEXT = re.compile(r"(?:10|[2-9JQKA])[\u2660\u2665\u2666\u2663]")
@@ -387,3 +387,39 @@ def test_no_raw_control_characters(tmp_path):
     html = render_html(rec)
     assert not re.search("[\x00-\x08\x0b-\x1f\x7f\x80-\x9f\u202e]", html)
     assert _blob(html)["names"][0] == "esc\\u001b[31mred"
+
+
+@pytest.fixture(scope="module")
+def faulty():
+    """One hand where seat 0 answers an illegal move (its 7th decision) and raises (9th)."""
+    policies = [FaultyPolicy(1, illegal_at=[7], raise_at=[9]), RandomPolicy(2), RandomPolicy(3)]
+    return record_from_result(play("sergeant-major", seed=8, hand_cap=1, names=HOSTILE,
+                                   policies=policies))
+
+
+def test_faults_and_think_times_in_the_move_list(browser_page, faulty, tmp_path_factory):
+    """A fault shows on its move (kind, detail on hover) in the all-cards view and in the
+    faulting seat's view only; every asked decision shows the bot's think time."""
+    rec = faulty
+    faults = [(j, d) for j, d in enumerate(rec.hands[0].decisions) if d.fault]
+    assert [d.fault for _, d in faults] == ["illegal", "error"] and faults[0][1].seat == 0
+    path = page_of(rec, tmp_path_factory)
+    page = browser_page
+    last = len(rec.hands[0].decisions)
+    page.goto(path.as_uri() + f"#step={last}")
+    badges = page.eval_on_selector_all("#moves li .fault", """es => es.map(e =>
+        [+e.closest('li').dataset.step, e.textContent, e.title])""")
+    assert badges == [[1 + j, f"FAULT {d.fault}", d.detail] for j, d in faults]
+    assert "boom <b>9</b>" in badges[1][2]          # the bot's text, as text
+    ms = page.eval_on_selector_all("#moves li", """es => es.map(e =>
+        e.querySelector('.ms') ? e.querySelector('.ms').textContent : null)""")
+    want = [None] + [f"{d.think_ms / 1000:.2f} s" if d.think_ms is not None else None
+                     for d in rec.hands[0].decisions]
+    assert ms == want
+    page.click('#persp button[data-view="0"]')
+    assert page.eval_on_selector_all("#moves li .fault", "es => es.length") == 2
+    page.click('#persp button[data-view="1"]')
+    assert page.eval_on_selector_all("#moves li .fault", "es => es.length") == 0
+    # before the faulty decision the move list does not tell it is coming
+    page.goto(path.as_uri() + f"#step={faults[0][0]}")
+    assert page.eval_on_selector_all("#moves li .fault", "es => es.length") == 0
