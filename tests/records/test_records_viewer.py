@@ -289,6 +289,19 @@ def test_seat_switch_hides_the_other_hands(browser_page, sm, sm_page):
     assert "pos-bottom" in page.get_attribute('#table .seat[data-seat="2"]', "class")
 
 
+#: records every card put in flight (added to <body> with class "fly"), whatever the timing
+WATCH_FLIGHTS = """() => {
+    window.flown = [];
+    if (window.watching) return;  /* a #hash navigation keeps the document and its observer */
+    window.watching = new MutationObserver(ms => ms.forEach(m => m.addedNodes.forEach(n => {
+        if (n.classList && n.classList.contains("fly"))
+            window.flown.push([n.dataset.card || n.textContent,
+                               n.classList.contains("back") ? "back" : "card"]);
+    })));
+    window.watching.observe(document.body, {childList: true});
+}"""
+
+
 def test_exchange_cards_fly_between_hands(browser_page, sm, sm_page):
     page = browser_page
     hr = sm.hands[1]
@@ -296,10 +309,10 @@ def test_exchange_cards_fly_between_hands(browser_page, sm, sm_page):
     ev = hr.exchange[0]
     assert ev.kind == "demand" and ev.card is not None
     page.goto(sm_page.as_uri() + f"#step={demand - 1}")
+    page.evaluate(WATCH_FLIGHTS)
     page.keyboard.press("ArrowRight")
     assert step_of_page(page) == demand
-    flying = page.eval_on_selector_all(".fly", "es => es.map(e => e.dataset.card)")
-    assert flying == [ev.card]
+    assert page.evaluate("window.flown") == [[ev.card, "card"]]
     got = page.eval_on_selector_all(f'#table .seat[data-seat="{ev.up}"] .card.got',
                                     "es => es.map(e => e.dataset.card)")
     assert got == [ev.card]
@@ -310,8 +323,9 @@ def test_exchange_cards_fly_between_hands(browser_page, sm, sm_page):
     # seen by the seat not involved: a face-down card flies, its text never shows
     third = 3 - ev.up - ev.down
     page.goto(sm_page.as_uri() + f"#step={demand - 1}&view={third}")
+    page.evaluate(WATCH_FLIGHTS)
     page.keyboard.press("ArrowRight")
-    assert page.eval_on_selector_all(".fly", "es => es.map(e => e.textContent)") == ["??"]
+    assert page.evaluate("window.flown") == [["??", "back"]]
     assert page.eval_on_selector_all("#exlog li", "es => es.map(e => e.textContent)") == [
         f"{HOSTILE[ev.up]} demands {ev.suit} from {HOSTILE[ev.down]}: gets ??"]
 
@@ -423,3 +437,54 @@ def test_faults_and_think_times_in_the_move_list(browser_page, faulty, tmp_path_
     # before the faulty decision the move list does not tell it is coming
     page.goto(path.as_uri() + f"#step={faults[0][0]}")
     assert page.eval_on_selector_all("#moves li .fault", "es => es.length") == 0
+
+
+PRESETS = ("sergeant-major", "nine-five-two", "six-three-eight", "six-contracts", "blato")
+
+
+@pytest.fixture(scope="module")
+def preset_pages(tmp_path_factory):
+    """One 2-hand match per preset (hand 2 has an exchange where the preset has one)."""
+    out = {}
+    for i, preset in enumerate(PRESETS):
+        rec = record_from_result(play(preset, seed=30 + i, hand_cap=2, names=HOSTILE))
+        out[preset] = (rec, page_of(rec, tmp_path_factory))
+    return out
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_every_step_of_every_perspective_renders(browser_page, preset_pages, preset):
+    """Walk every step forward in each perspective (keys dispatched in the page): no script
+    error, the step and the hand follow, and in a seat view the other two hands are face down
+    at every step with the engine's hand sizes."""
+    rec, path = preset_pages[preset]
+    page = browser_page
+    n = sum(1 + len(hr.decisions) for hr in rec.hands)
+    hand_of = [hr.hand for hr in rec.hands for _ in range(1 + len(hr.decisions))]
+    for view in ("all", "0", "1", "2"):
+        page.goto(path.as_uri() + f"#step=0&view={view}")
+        seen = page.evaluate("""([n, view]) => {
+            const out = [];
+            for (let i = 0; i < n; i++) {
+              const seats = [0, 1, 2].map(s => {
+                const cs = document.querySelectorAll(`#table .seat[data-seat="${s}"] .card`);
+                return [cs.length, Array.from(cs).filter(c => c.dataset.card).length];
+              });
+              out.push([+document.body.dataset.step, +document.body.dataset.hand, seats]);
+              document.dispatchEvent(new KeyboardEvent("keydown", {key: "ArrowRight"}));
+            }
+            return out;
+        }""", [n, view])
+        assert [s for s, _, _ in seen] == list(range(n))
+        assert [h for _, h, _ in seen] == hand_of
+        if view != "all":
+            me = int(view)
+            for step, _, seats in seen:
+                for s in range(3):
+                    if s != me:
+                        assert seats[s][1] == 0, (view, step, s)
+        for step in (1, n // 2, n - 2):              # hand sizes are the engine's
+            st = engine_at(rec, step)
+            if seen[step][1] == hand_of[step + 1]:  # not a hand's last step
+                assert [c for c, _ in seen[step][2]] == [st.hands[s].bit_count()
+                                                        for s in range(3)]
