@@ -98,7 +98,7 @@ def page_data(record: MatchRecord, seat: int | None = None) -> dict:
     persp = [None, 0, 1, 2] if seat is None else [seat]
     chart = score_chart(record, labels)
     return {"names": labels, "view": seat, "match": clean(record.header.match_id),
-            "persp": [key_of(p) for p in persp], **public_data(record, labels),
+            "persp": [key_of(p) for p in persp], **public_data(record),
             "views": {key_of(p): perspective_data(record, labels, p) for p in persp},
             "seats": [{"faults": s.faults, "think_ms": s.think_ms, "asked": s.decisions_asked}
                       for s in record.header.seats],

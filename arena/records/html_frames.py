@@ -46,7 +46,7 @@ def texts(cards, size: int | None = None) -> list[str | None]:  # noqa: ANN001 -
     return out + [None] * ((size or 0) - len(out))
 
 
-def public_data(record: MatchRecord, labels: list[str]) -> dict:
+def public_data(record: MatchRecord) -> dict:
     """What every perspective may see: ``hands`` (per hand: ``hand``, ``dealer``,
     ``declarer``, ``contract``, ``targets``, ``limits``, ``points``, ``scores``, ``start``
     the page step of its "dealt" frame, ``tricks`` [{``l`` leader, ``c`` [[seat, card]] in

@@ -452,6 +452,7 @@ def preset_pages(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", PRESETS)
 def test_every_step_of_every_perspective_renders(browser_page, preset_pages, preset):
     """Walk every step forward in each perspective (keys dispatched in the page): no script
