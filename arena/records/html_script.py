@@ -106,6 +106,7 @@ SCRIPT = r"""
       var li = el("li", t.st === step ? "cur" : "");
       li.setAttribute("data-step", String(t.st));
       li.setAttribute("data-winner", String(t.w));
+      li.tabIndex = 0;
       li.appendChild(el("span", "who", D.names[t.l] + " led "));
       t.c.forEach(function (sc) {
         var tc = el("span", "tc" + (sc[0] === t.w ? " win" : ""));
@@ -126,6 +127,7 @@ SCRIPT = r"""
       var s = STEPS[n], fr = V.frames[n];
       var li = el("li", (n === step ? "cur" : "") + (n > step ? " future" : ""));
       li.setAttribute("data-step", String(n));
+      li.tabIndex = 0;
       li.appendChild(el("span", "mv", n > step ? (s.seat === null ? "deal" : D.names[s.seat] +
         ": " + s.kind) : V.moves[n]));
       if (s.ms !== null && s.ms !== undefined) li.appendChild(el("span", "ms", seconds(s.ms)));
@@ -245,10 +247,12 @@ SCRIPT = r"""
   onClick("b-nexthand", function () { handStart(1); });
   slider.addEventListener("input", function () { go(parseInt(slider.value, 10)); });
   function jumpFrom(list) {
-    list.addEventListener("click", function (ev) {
+    function jump(ev) {
       var li = ev.target.closest ? ev.target.closest("li[data-step]") : null;
-      if (li) go(parseInt(li.getAttribute("data-step"), 10));
-    });
+      if (li) { go(parseInt(li.getAttribute("data-step"), 10)); ev.preventDefault(); }
+    }
+    list.addEventListener("click", jump);
+    list.addEventListener("keydown", function (ev) { if (ev.key === "Enter") jump(ev); });
   }
   jumpFrom(document.getElementById("moves"));
   jumpFrom(document.getElementById("tricks"));

@@ -169,6 +169,9 @@ def test_move_list_click_jumps_and_hides_future_moves(browser_page, sm, sm_page)
         f"plays {card}")
     cur = page.eval_on_selector_all("#moves li.cur", "es => es.map(e => +e.dataset.step)")
     assert cur == [target]
+    page.focus(f'#moves li[data-step="{first_play}"]')   # keyboard users: Tab to it, Enter
+    page.keyboard.press("Enter")
+    assert_table_is(page, sm, first_play)
 
 
 def assert_table_is_after_trick(page, record, hand: int, trick: int, step: int) -> None:
