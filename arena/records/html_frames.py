@@ -77,7 +77,8 @@ def public_data(record: MatchRecord) -> dict:
 def perspective_data(record: MatchRecord, labels: list[str], seat: int | None) -> dict:
     """The frames of one perspective (``seat`` None: all cards) as JSON-ready dicts.
 
-    Returns ``{"frames": [...], "moves": [...], "exchange": [...]}``: ``moves`` one label per
+    Returns ``{"frames": [...], "moves": [...], "exchange": [...]}`` (``frames`` as deltas,
+    see :func:`delta_frames`; :func:`full_frames` restores them): ``moves`` one label per
     step (what this perspective saw of the decision); ``exchange`` per hand the exchange events
     in words as this perspective saw them; each frame has ``cap`` caption, ``hands`` per seat
     card texts (None in the list: own card not yet seen; the whole entry None: hidden hand),
@@ -97,7 +98,26 @@ def perspective_data(record: MatchRecord, labels: list[str], seat: int | None) -
     for i, hr in enumerate(record.hands):
         exchange.append([])
         _HandFrames(rep, hr, i, labels, seat, frames, moves, exchange[-1]).run()
-    return {"frames": frames, "moves": moves, "exchange": exchange}
+    return {"frames": delta_frames(frames), "moves": moves, "exchange": exchange}
+
+
+def delta_frames(frames: list[dict]) -> list[dict]:
+    """Frames as deltas: the first whole, each later one only with the keys whose value
+    changed since the frame before (the page fills the rest forward; about half the size)."""
+    out, prev = [], {}
+    for f in frames:
+        out.append({k: v for k, v in f.items() if k not in prev or prev[k] != v})
+        prev = f
+    return out
+
+
+def full_frames(frames: list[dict]) -> list[dict]:
+    """Inverse of :func:`delta_frames` (what the page does on load)."""
+    out, prev = [], {}
+    for f in frames:
+        prev = {**prev, **f}
+        out.append(prev)
+    return out
 
 
 class _HandFrames:
@@ -151,8 +171,8 @@ class _HandFrames:
             cap += f"; hand over: {pts}"
         fault = None
         if d.fault is not None and seat in (None, d.seat):
-            fault = [d.fault, clean(d.detail or "")]
-            cap += f"; FAULT by {L[d.seat]}: {d.fault}" + (f" ({clean(d.detail)})"
+            fault = [clean(d.fault), clean(d.detail or "")]
+            cap += f"; FAULT by {L[d.seat]}: {clean(d.fault)}" + (f" ({clean(d.detail)})"
                                                           if d.detail else "")
         t = step.table
         cards = self.last if step.hand_end is not None else self.cards_now()

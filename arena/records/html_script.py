@@ -10,6 +10,10 @@ SCRIPT = r"""
 (function () {
   var D = JSON.parse(document.getElementById("replay-data").textContent);
   var STEPS = D.steps, N = STEPS.length, step = 0, view = D.persp[0], shown = -1;
+  D.persp.forEach(function (k) {  // frames come as deltas: fill each one forward
+    var F = D.views[k].frames;
+    for (var i = 1; i < F.length; i++) F[i] = Object.assign({}, F[i - 1], F[i]);
+  });
   var SUIT = {S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663"};
   var motion = !(window.matchMedia && matchMedia("(prefers-reduced-motion: reduce)").matches);
   var slider = document.getElementById("slider");

@@ -170,3 +170,20 @@ def test_keyboard_and_buttons_step_through_a_hand(browser_page, page, record):
     assert browser.evaluate("document.querySelectorAll('script').length") == 2
     browser.keyboard.press("Home")
     assert browser.get_attribute("body", "data-step") == "0"
+
+
+def test_frames_are_deltas_that_fill_forward(record):
+    from arena.records.html_frames import delta_frames, full_frames
+    data = page_data(record)
+    for key in data["persp"]:
+        deltas = data["views"][key]["frames"]
+        full = full_frames(deltas)
+        assert len(full) == len(data["steps"])
+        assert all(f.keys() == full[0].keys() for f in full)
+        assert delta_frames(full) == deltas
+        assert sum(map(len, deltas)) < 0.6 * sum(map(len, full))  # most keys repeat
+    # every play takes a card out of a hand: those deltas carry the hands; a contract does
+    # not change them in sergeant-major (the kitty is taken before the contract)
+    deltas = data["views"]["all"]["frames"]
+    assert all("hands" in f for f, s in zip(deltas, data["steps"]) if s["kind"] == "play")
+    assert not any("hands" in f for f, s in zip(deltas, data["steps"]) if s["kind"] == "contract")

@@ -13,6 +13,7 @@ import pytest
 
 from arena.records import read_record, record_from_result, render_html, write_record
 from arena.records.html import page_data
+from arena.records.html_frames import full_frames
 from arena.records.simulate import Replayer, deal_from_seats
 from arena.records.verify import rules_of
 from arena.rules import card_str, parse_action, parse_card
@@ -385,7 +386,7 @@ def test_seat_file_holds_only_that_seats_knowledge(sm, seat):
     view = data["views"][str(seat)]
     start = hand_start(sm, 2)
     hr = sm.hands[1]
-    frames = view["frames"][start:start + 1 + len(hr.decisions)]
+    frames = full_frames(view["frames"])[start:start + 1 + len(hr.decisions)]
     text = json.dumps(frames) + json.dumps(view["moves"][start:start + len(frames)]) + \
         json.dumps(view["exchange"][1])
     held = set(hr.dealt[seat]) | {e.card for e in hr.exchange if seat in (e.up, e.down)}
