@@ -158,9 +158,10 @@ class _HandFrames:
         if seat is not None and events:
             events = rep.view(seat).exchange_events[-len(events):]
         self.exchange.extend(event_text(e, tuple(L)) for e in events)
-        move = _move_text(step, L, seat, events)
-        self.moves.append(move)
-        cap = move
+        cap = _move_text(step, L, seat, events)
+        self.moves.append(cap if len(events) < 3 else
+                          f"{event_text(events[0], tuple(L))} and {len(events) - 1} more "
+                          "exchange events")
         if step.hand_end is None and rep.state.kitty_taken and not taken_before:
             cap += f"; {L[self.hr.declarer]} takes the kitty"
         if step.trick is not None:

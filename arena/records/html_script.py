@@ -171,7 +171,7 @@ SCRIPT = r"""
     cur.setAttribute("x1", String(x)); cur.setAttribute("x2", String(x));
   }
 
-  function flyCard(card, from, to) {
+  function flyCard(card, from, to, delay) {
     if (!from || !to) return;
     var a = from.getBoundingClientRect(), b = to.getBoundingClientRect();
     var c = cardEl(card);
@@ -184,22 +184,25 @@ SCRIPT = r"""
     if (c.animate) {
       var an = c.animate([{transform: "translate(0, 0)"},
                           {transform: "translate(" + dx + "px, " + dy + "px)"}],
-                         {duration: 900, easing: "ease-in-out"});
+                         {duration: 900, delay: delay || 0, easing: "ease-in-out",
+                          fill: "backwards"});
       an.onfinish = done;
     }
-    setTimeout(done, 1000);
+    setTimeout(done, 1000 + (delay || 0));
   }
   function seatCards(s) { return document.querySelector('#table .seat[data-seat="' + s + '"] .cards'); }
   function animate(prev, f, h) {
     if (!motion || !prev || prev.h !== f.h) return;
     var got = {};
-    f.fly.forEach(function (m) {
-      flyCard(m[2], seatCards(m[0]), seatCards(m[1]));
+    f.fly.forEach(function (m, i) {  // one after the other, in the order they happened
+      flyCard(m[2], seatCards(m[0]), seatCards(m[1]), 250 * i);
       if (m[2] !== null) got[m[1] + ":" + m[2]] = true;
     });
     var kbox = document.querySelector("#kitty .cards"), dbox = document.querySelector("#discards .cards");
     if (f.kt && !prev.kt) {
-      for (var k = 0; k < f.kn; k++) flyCard(f.kitty ? f.kitty[k] : null, kbox, seatCards(h.declarer));
+      for (var k = 0; k < f.kn; k++) {
+        flyCard(f.kitty ? f.kitty[k] : null, kbox, seatCards(h.declarer), 100 * k);
+      }
       (f.kitty || []).forEach(function (c) { got[h.declarer + ":" + c] = true; });
     }
     if (f.dn > prev.dn) flyCard(f.disc ? f.disc[f.disc.length - 1] : null, seatCards(h.declarer), dbox);

@@ -74,6 +74,7 @@ td.num, th.num { text-align: right; }
 #side li:hover { background: #eef4ff; }
 #side li.cur { background: #fff3bf; }
 #moves li.future { color: #888; }
+#side li.none { list-style: none; cursor: default; }
 .ms { color: #666; font-size: .85em; margin-left: .4em; }
 .fault { color: #fff; background: #c21; border-radius: 3px; padding: 0 4px; font-size: .8em;
          margin-left: .4em; }
