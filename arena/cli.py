@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "arena.commands.ratings",   # ratings of a tournament directory
     "arena.commands.bench",     # benchmarks
     "arena.commands.presets",   # list rule presets
+    "arena.commands.proto",     # the bot protocol's .proto
 )
 
 
