@@ -1,9 +1,12 @@
+# PYTHON_ARGCOMPLETE_OK
 """The ``arena`` command: thin argument parsing that hands off to each feature's module.
 
 Subcommands register themselves through ``add_parser(subparsers)`` functions in their own
 modules (``arena/commands/<name>.py``), each setting ``func`` to a callable
 ``(args) -> int`` exit code. A user mistake prints one ``arena: error: ...`` line and exits 2;
-never a traceback.
+never a traceback. ``-v`` / ``--log-level`` (before or after the subcommand) set what the
+arena logs on stderr (:mod:`arena.commands._logging`). Shell completion comes from
+``argcomplete`` when it is installed (the ``completion`` extra).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import sys
 from collections.abc import Sequence
 
 from . import __version__
+from .commands import _logging
 from .errors import UserError
 
 #: modules providing ``add_parser(subparsers)``, in help order
@@ -33,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arena", description="358 Arena: bot tournaments for Three Five Eight.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    _logging.add_options(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         try:
@@ -42,18 +47,32 @@ def build_parser() -> argparse.ArgumentParser:
                 continue
             raise
         module.add_parser(sub)
+    for subparser in sub.choices.values():
+        _logging.add_options(subparser, inherited=True)
     return parser
+
+
+def _complete(parser: argparse.ArgumentParser) -> None:
+    """Answer a shell-completion request (argcomplete's ``_ARGCOMPLETE`` environment) and
+    exit; does nothing when argcomplete is not installed or no completion is asked for."""
+    try:
+        import argcomplete
+    except ImportError:
+        return
+    argcomplete.autocomplete(parser)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``arena`` console script; returns the exit code."""
     parser = build_parser()
+    _complete(parser)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
     try:
-        return int(args.func(args) or 0)
+        with _logging.configured(_logging.console_level(args)):
+            return int(args.func(args) or 0)
     except UserError as exc:
         print(f"arena: error: {exc}", file=sys.stderr)
         return 2

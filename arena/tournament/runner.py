@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import logging
 import os
 import sys
 import time
@@ -125,6 +126,7 @@ class _Progress:
             self.bar.start()
 
     def message(self, text: str) -> None:
+        logging.getLogger("arena.tournament").info("%s", text)   # also in OUT/arena.log
         if not self.enabled:
             return
         if self.bar is not None:
@@ -135,6 +137,9 @@ class _Progress:
     def advance(self, m: ScheduledMatch, result: MatchResult) -> None:
         self.done += 1
         self.faults += sum(result.faults)
+        logging.getLogger("arena.tournament").info(
+            "match %s done: placings %s, faults %s", m.match_id,
+            dict(zip(m.seats, result.placings)), list(result.faults))
         if self.bar is not None:
             self.bar.update(self.task, advance=1, faults=self.faults)
         elif self.enabled:
