@@ -16,8 +16,19 @@ Registration (first message on a stream): the token must have been announced wit
 hold the token already; otherwise the bot gets a ``RegisterResponse`` with the reason and the
 stream is closed. A bot that sends nothing within ``register_timeout_s`` is dropped the same way.
 
+After a rejected ``RegisterResponse`` the stream ends with a gRPC status that matches the
+reason (:data:`REJECT_STATUS`: UNAUTHENTICATED for a bad token, FAILED_PRECONDITION for an
+unsupported protocol version, ALREADY_EXISTS for a token already connected, INVALID_ARGUMENT /
+DEADLINE_EXCEEDED for a missing registration), so generic gRPC clients see the failure too.
+
 The Play method is served with a raw-bytes request deserializer so a message that does not parse
 is answered with a rejection instead of failing the RPC (see :mod:`arena.protocol.session`).
+
+Besides ``threefiveeight.v1.ArenaService`` the server offers the standard gRPC services: server
+reflection (``grpc.reflection.v1alpha.ServerReflection``, so ``grpcurl`` / ``buf curl`` work
+without the .proto) and health (``grpc.health.v1.Health``: SERVING while started, NOT_SERVING
+while stopping). With ``tls`` (:class:`arena.protocol.tls.TlsConfig`) the port speaks TLS only;
+without it a bind address other than loopback logs a warning (the token travels in clear).
 """
 
 from __future__ import annotations
@@ -29,15 +40,27 @@ from collections.abc import AsyncIterator
 import grpc
 from google.protobuf.message import DecodeError
 
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
 from . import SUPPORTED_PROTOCOL_VERSIONS
 from ._gen.threefiveeight.v1 import arena_pb2 as pb
 from .errors import BotConnectTimeout, ServerStartError, UnknownTokenError, redact
 from .session import CLOSE, BotIdentity, RemoteBot
+from .tls import TlsConfig, is_loopback
 
 log = logging.getLogger("arena.protocol")
 
 SERVICE_NAME = "threefiveeight.v1.ArenaService"
 _MAX_NAME = 100
+
+#: the gRPC status that ends the stream after a rejected registration, by reject reason
+REJECT_STATUS = {
+    pb.REGISTER_REJECT_REASON_BAD_TOKEN: grpc.StatusCode.UNAUTHENTICATED,
+    pb.REGISTER_REJECT_REASON_UNSUPPORTED_PROTOCOL_VERSION: grpc.StatusCode.FAILED_PRECONDITION,
+    pb.REGISTER_REJECT_REASON_ALREADY_CONNECTED: grpc.StatusCode.ALREADY_EXISTS,
+    pb.REGISTER_REJECT_REASON_NOT_REGISTERED: grpc.StatusCode.INVALID_ARGUMENT,
+}
 
 
 def _reg_reject(reason: int, detail: str) -> pb.ArenaMessage:
@@ -53,14 +76,19 @@ class ArenaServer:
         bind: ``host:port`` to listen on; port 0 picks a free port (see :meth:`start`).
         register_timeout_s: time a new stream has to send its RegisterRequest, seconds.
         supported_versions: protocol versions accepted at registration.
+        tls: serve TLS (and require client certificates when it has ``client_ca``); None:
+            plaintext.
 
     Attributes:
         bots: token -> the live :class:`RemoteBot` registered with it.
     """
 
     def __init__(self, bind: str = "127.0.0.1:0", *, register_timeout_s: float = 10.0,
-                 supported_versions: tuple[str, ...] = SUPPORTED_PROTOCOL_VERSIONS) -> None:
+                 supported_versions: tuple[str, ...] = SUPPORTED_PROTOCOL_VERSIONS,
+                 tls: TlsConfig | None = None) -> None:
         self.bind = bind
+        self.tls = tls
+        self._health = health.aio.HealthServicer()
         self.register_timeout_s = register_timeout_s
         self.supported_versions = tuple(supported_versions)
         self.bots: dict[str, RemoteBot] = {}
@@ -74,7 +102,8 @@ class ArenaServer:
         """Start listening; returns the bound port.
 
         Raises:
-            ServerStartError: the address cannot be bound (in use, bad host), or already started.
+            ServerStartError: the address cannot be bound (in use, bad host), a TLS file cannot
+                be read, or already started.
         """
         if self._server is not None:
             raise ServerStartError("ArenaServer.start() called twice")
@@ -86,15 +115,28 @@ class ArenaServer:
                 self._play, request_deserializer=None,
                 response_serializer=pb.ArenaMessage.SerializeToString)})
         server.add_generic_rpc_handlers((handler,))
+        health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
+        reflection.enable_server_reflection(
+            (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
         try:
-            port = server.add_insecure_port(self.bind)
+            if self.tls is not None:
+                port = server.add_secure_port(self.bind, self.tls.server_credentials())
+            else:
+                port = server.add_insecure_port(self.bind)
         except RuntimeError as exc:
             raise ServerStartError(f"cannot listen on {self.bind!r}: {exc}") from None
         if not port:
             raise ServerStartError(f"cannot listen on {self.bind!r} (address in use?)")
         await server.start()
         self._server, self.port = server, port
-        log.info("arena server listening on %s (port %d)", self.bind, port)
+        for name in ("", SERVICE_NAME):
+            await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        mode = "plaintext" if self.tls is None else \
+            "TLS, client certificates required" if self.tls.client_ca else "TLS"
+        log.info("arena server listening on %s (port %d, %s)", self.bind, port, mode)
+        if self.tls is None and not is_loopback(self.bind):
+            log.warning("listening on %s without TLS: bot tokens and every message travel in "
+                        "clear; set [server] tls_cert and tls_key", self.bind)
         return port
 
     async def stop(self, grace_s: float = 1.0, reason: str = "the arena is shutting down") -> None:
@@ -108,6 +150,7 @@ class ArenaServer:
                     fut.cancel()
         self._waiters.clear()
         if self._server is not None:
+            await self._health.enter_graceful_shutdown()
             await self._server.stop(grace_s)
             self._server = None
 
@@ -217,6 +260,10 @@ class ArenaServer:
         if bot is None:
             log.warning("registration from %s rejected: %s", peer, response.register.detail)
             await context.write(response)
+            code = grpc.StatusCode.DEADLINE_EXCEEDED if raw is None else \
+                REJECT_STATUS[response.register.reason]
+            context.set_code(code)
+            context.set_details(response.register.detail)
             return
         context.add_done_callback(lambda _ctx: self._gone(bot, "the stream ended"))
         reader = asyncio.create_task(self._read(bot, context))

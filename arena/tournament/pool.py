@@ -130,17 +130,21 @@ class BotPool:
         register_timeout_s: time a new process has to register, seconds.
         max_crashes: crashes allowed before disqualification.
         on_event: called with one-line messages (crash, restart, disqualification).
+        extra_env: environment for every started bot (e.g. ``ARENA_TLS_CA``); a bot's own
+            ``env`` overrides it.
     """
 
     def __init__(self, server, entries: Sequence[BotEntry], address: str,  # noqa: ANN001
                  log_dir: Path, *, slots: int, register_timeout_s: float, max_crashes: int,
-                 on_event: Callable[[str], None] = lambda msg: None) -> None:
+                 on_event: Callable[[str], None] = lambda msg: None,
+                 extra_env: dict[str, str] | None = None) -> None:
         self.server = server
         self.address = address
         self.log_dir = log_dir
         self.register_timeout_s = register_timeout_s
         self.max_crashes = max_crashes
         self.on_event = on_event
+        self.extra_env = dict(extra_env or {})
         self.bots: dict[str, _BotState] = {}
         #: one line per disqualification, for the end-of-run summary
         self.disqualifications: list[str] = []
@@ -218,7 +222,8 @@ class BotPool:
         token = secrets.token_hex(16)
         self.server.expect(token, e.name)
         argv = bot_argv(e, self.address, token)
-        env = {**os.environ, **e.env, "ARENA_ADDRESS": self.address, "ARENA_TOKEN": token}
+        env = {**os.environ, **self.extra_env, **e.env, "ARENA_ADDRESS": self.address,
+               "ARENA_TOKEN": token}
         log_path = self.log_path(e.name)
         try:
             with open(log_path, "ab") as logf:

@@ -191,7 +191,8 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
         disqualified: list[str] = []
         if pending:
             server = ArenaServer(cfg.server.bind,
-                                 register_timeout_s=cfg.faults.register_timeout_s)
+                                 register_timeout_s=cfg.faults.register_timeout_s,
+                                 tls=cfg.server.tls_config())
             port = await server.start()
             address = server_address(cfg.server.bind, port)
             remote = [b.name for b in cfg.bots if b.remote]
@@ -202,7 +203,8 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
             pool = BotPool(server, cfg.bots, address, out / "logs",
                            slots=cfg.tournament.concurrency,
                            register_timeout_s=cfg.faults.register_timeout_s,
-                           max_crashes=cfg.faults.max_crashes, on_event=prog.message)
+                           max_crashes=cfg.faults.max_crashes, on_event=prog.message,
+                           extra_env=cfg.server.bot_env())
             queue: asyncio.Queue[ScheduledMatch] = asyncio.Queue()
             for m in pending:
                 queue.put_nowait(m)
