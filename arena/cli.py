@@ -24,6 +24,7 @@ from .errors import UserError
 COMMAND_MODULES = (
     "arena.commands.run",       # run a tournament
     "arena.commands.play",      # play one match
+    "arena.commands.check_bot", # protocol conformance of one bot
     "arena.commands.replay",    # replay / verify / html of a match record
     "arena.commands.ratings",   # ratings of a tournament directory
     "arena.commands.bench",     # benchmarks
