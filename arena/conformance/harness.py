@@ -9,6 +9,7 @@ the suite calls :meth:`BotStream.close`.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from dataclasses import dataclass
 
@@ -19,6 +20,7 @@ from ..protocol import PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS
 from ..protocol._gen.threefiveeight.v1 import arena_pb2 as pb
 from ..protocol.errors import ServerStartError
 from ..protocol.server import REJECT_STATUS, SERVICE_NAME
+from ..protocol.tls import is_loopback
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,9 @@ class CheckServer:
             raise ServerStartError(f"cannot listen on {self.bind!r}: {exc}") from None
         await server.start()
         self._server, self.port = server, port
+        if not is_loopback(self.bind):
+            logging.getLogger("arena.conformance").warning(
+                "listening on %s without TLS: the token travels in clear", self.bind)
         return port
 
     async def wait_for_bot(self, timeout_s: float) -> BotStream:

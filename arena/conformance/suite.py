@@ -129,7 +129,7 @@ class _Driver:
                 raise CheckFailed(f"no answer to request {ids} within {self.time_ms} ms + "
                                   f"{self.grace_ms} ms grace")
             if isinstance(item, Ended):
-                raise StreamEnded(f"{item.reason} (while request "
+                raise StreamEnded(f"the stream ended: {item.reason} (while request "
                                   f"{', '.join(map(str, sorted(pending)))} was pending)")
             if (item.msg is not None and item.msg.WhichOneof("kind") == "decision"
                     and item.msg.decision.request_id in self.stale):
