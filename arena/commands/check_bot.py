@@ -28,7 +28,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "check-bot", help="check that a bot speaks the protocol correctly (PASS/FAIL table)",
         description="Drive one bot through a scripted suite: every decision kind of every "
-        "preset, a single legal action, interleaved matches on one stream, a whole match in "
+        "preset, a single legal action, interleaved matches on one stream, a one-hand match in "
         "all three seats, an unknown message kind, rejections, MatchEnd and Goodbye.")
     p.add_argument("bot", nargs="?", metavar="BOT_CMD",
                    help="the bot's command as one shell-quoted string, e.g. "

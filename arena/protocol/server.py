@@ -269,7 +269,10 @@ class ArenaServer:
         reader = asyncio.create_task(self._read(bot, context))
         bot.writer = context.write
         try:
-            await context.write(response)
+            # under the lock: the bot is registered already, so a match may write to it now,
+            # and two writes at once fail the call (GRPC_CALL_ERROR_TOO_MANY_OPERATIONS)
+            async with bot.write_lock:
+                await context.write(response)
             while True:
                 item = await bot.outbox.get()
                 if item is CLOSE:
