@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import logging
 import os
 import sys
 import time
@@ -162,6 +163,7 @@ class _Progress:
             self.bar.start()
 
     def message(self, text: str) -> None:
+        logging.getLogger("arena.tournament").info("%s", text)   # also in OUT/arena.log
         if not self.enabled:
             return
         text = printable(text)   # it may quote a bot's log line
@@ -173,6 +175,9 @@ class _Progress:
     def advance(self, m: ScheduledMatch, result: MatchResult) -> None:
         self.done += 1
         self.faults += sum(result.faults)
+        logging.getLogger("arena.tournament").info(
+            "match %s done: placings %s, faults %s", m.match_id,
+            dict(zip(m.seats, result.placings)), list(result.faults))
         if self.bar is not None:
             self.bar.update(self.task, advance=1, faults=self.faults)
         elif self.enabled:
@@ -242,7 +247,8 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
             server = ArenaServer(cfg.server.bind,
                                  register_timeout_s=cfg.faults.register_timeout_s,
                                  max_connections=max_connections(cfg),
-                                 on_warning=prog.warning)
+                                 on_warning=prog.warning,
+                                 tls=cfg.server.tls_config())
             port = await server.start()
             address = server_address(cfg.server.bind, port)
             remote = [b.name for b in cfg.bots if b.remote]
@@ -254,7 +260,8 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
                            slots=cfg.tournament.concurrency,
                            register_timeout_s=cfg.faults.register_timeout_s,
                            max_crashes=cfg.faults.max_crashes, on_event=prog.message,
-                           tracker=procs)
+                           tracker=procs,
+                           extra_env=cfg.server.bot_env())
             queue: asyncio.Queue[ScheduledMatch] = asyncio.Queue()
             for m in pending:
                 queue.put_nowait(m)

@@ -253,12 +253,26 @@ CASES = [
 ]
 
 
+#: options whose end-to-end test (real bot processes over gRPC) lives with their feature:
+#: option -> (test module under tests/, test function)
+ELSEWHERE: dict[str, tuple[str, str]] = {
+    "server.tls_cert": ("protocol/test_tls.py", "test_tournament_over_tls_hands_started_bots_the_ca"),
+    "server.tls_key": ("protocol/test_tls.py", "test_tournament_over_tls_hands_started_bots_the_ca"),
+    "server.tls_ca": ("protocol/test_tls.py", "test_tournament_over_tls_hands_started_bots_the_ca"),
+    "server.client_ca": ("protocol/test_tls.py",
+                         "test_mutual_tls_requires_a_client_certificate_from_the_client_ca"),
+}
+
+
 def test_every_option_has_a_case():
     fields = {f"{section}.{name}" for section, model in (
         ("tournament", TournamentSection), ("time", TimeSection), ("faults", FaultSection),
         ("server", ServerSection), ("bots", BotEntry)) for name in model.model_fields}
     covered = set().union(*(c.covers for c in CASES))
-    assert fields | {"rules"} == covered
+    tests_dir = Path(__file__).resolve().parent.parent
+    for option, (module, test) in ELSEWHERE.items():   # the named test exists
+        assert f"def {test}(" in (tests_dir / module).read_text(), (option, module, test)
+    assert fields | {"rules"} == covered | set(ELSEWHERE)
 
 
 def start_remote(token: str, port: int, tag: str, probe_file: Path) -> subprocess.Popen:
