@@ -19,6 +19,8 @@ Example (see ``examples/sample.toml``)::
     register_timeout_s = 20
     [server]
     bind = "127.0.0.1:0"            # port 0 = ephemeral
+    [cluster]                       # where matches run (issue 15; docs: README "Ray cluster")
+    backend = "local"               # or "ray" (needs the extra: pip install 'arena358[ray]')
 
     [[bots]]
     name = "random"
@@ -34,10 +36,11 @@ Errors are reported as ``FILE: field.path: problem`` (:class:`ConfigError`), nev
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import math
 import re
@@ -109,6 +112,51 @@ class ServerSection(_Strict):
         return v
 
 
+class ClusterSection(_Strict):
+    """``[cluster]``: where matches are played.
+
+    ``backend = "local"`` (default) plays them in this process; ``"ray"`` on a Ray cluster
+    (``arena/cluster/``): ``address`` is ``"auto"`` (the cluster started on this machine with
+    ``ray start``, or ``RAY_ADDRESS``), ``"local"`` (a private single-machine Ray instance for
+    this run), ``"ray://HOST:PORT"`` (Ray Client) or ``"HOST:PORT"`` (a cluster's GCS).
+    ``slots`` workers (default: ``tournament.concurrency``) each play one match at a time and
+    reserve ``3 * cpus_per_bot`` CPUs. ``working_dir`` (a local directory) is shipped to every
+    node with Ray's ``runtime_env`` and is the bots' working directory there; ``runtime_env``
+    holds further Ray runtime-environment fields (e.g. ``env_vars``).
+    """
+
+    backend: Literal["local", "ray"] = "local"
+    address: StrictStr = "auto"
+    slots: StrictInt | None = Field(None, ge=1, le=4096)
+    cpus_per_bot: StrictInt | StrictFloat = Field(1.0, ge=0, le=1024)
+    working_dir: StrictStr | None = None
+    runtime_env: dict[StrictStr, Any] = Field(default_factory=dict)
+
+    @field_validator("backend")
+    @classmethod
+    def _ray_installed(cls, v: str) -> str:
+        if v == "ray" and importlib.util.find_spec("ray") is None:
+            raise ValueError(RAY_MISSING)
+        return v
+
+    @field_validator("address")
+    @classmethod
+    def _address(cls, v: str) -> str:
+        if v in ("auto", "local") or re.fullmatch(r"(ray://)?[^\s:/]+:\d{1,5}", v):
+            return v
+        raise ValueError(f'expected "auto", "local", "ray://HOST:PORT" or "HOST:PORT", got {v!r}')
+
+    @model_validator(mode="after")
+    def _env(self) -> ClusterSection:
+        if "working_dir" in self.runtime_env:
+            raise ValueError("give working_dir as [cluster] working_dir, not in runtime_env")
+        return self
+
+
+RAY_MISSING = ("backend \"ray\" needs Ray, which is not installed; install it with: "
+               "python3 -m pip install 'arena358[ray]'")
+
+
 class BotEntry(_Strict):
     name: StrictStr = Field(min_length=1, max_length=64)
     command: list[StrictStr] | None = None
@@ -158,6 +206,7 @@ class TournamentConfig(_Strict):
     time: TimeSection = TimeSection()
     faults: FaultSection = FaultSection()
     server: ServerSection = ServerSection()
+    cluster: ClusterSection = ClusterSection()
     bots: list[BotEntry]
 
     @model_validator(mode="after")
@@ -170,6 +219,9 @@ class TournamentConfig(_Strict):
         if dup:
             raise ValueError(f"bot names must be unique (ignoring case); repeated: "
                              f"{', '.join(dup)}")
+        if self.cluster.backend == "ray" and any(b.remote for b in self.bots):
+            raise ValueError("remote bots cannot join a tournament on a Ray cluster (each "
+                             "worker runs its own arena server); use backend = \"local\"")
         tokens = [b.token for b in self.bots if b.remote]
         if len(set(tokens)) != len(tokens):
             raise ValueError("each remote bot needs its own token")
@@ -269,3 +321,21 @@ def load_config(path: str | Path) -> TournamentConfig:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{p}: cannot read: {exc}") from None
     return parse_config(text, str(p))
+
+
+def with_cluster(cfg: TournamentConfig, source: str, **fields: Any) -> TournamentConfig:
+    """``cfg`` with ``[cluster]`` fields replaced (``arena run --ray``), validated as if the file
+    said so.
+
+    Raises:
+        ConfigError: ``"SOURCE: cluster.FIELD: problem"`` (e.g. Ray is not installed).
+    """
+    data = cfg.model_dump()
+    data["cluster"] = {**data["cluster"], **fields}
+    try:
+        return TournamentConfig.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        msg = first["msg"].removeprefix("Value error, ")
+        raise ConfigError(f"{source}: {where + ': ' if where else ''}{msg}") from None

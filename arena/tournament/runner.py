@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import gzip
 import os
 import sys
 import time
@@ -26,9 +27,10 @@ from pathlib import Path
 from ..errors import UserError
 from ..match import MatchResult, MatchSpec, run_match
 from ..protocol.server import ArenaServer
-from ..records import record_from_result, write_record
-from ..records.codec import atomic_write_bytes
+from ..records import record_from_result
+from ..records.codec import atomic_write_bytes, dumps_record
 from .config import TournamentConfig
+from .executor import MatchExecutor, PlayedMatch, record_relpath
 from .pool import BotPool
 from .schedule import ScheduledMatch, make_schedule
 from .standings import Standings, compute_standings, format_standings
@@ -132,7 +134,7 @@ class _Progress:
         else:
             print(text, file=sys.stderr, flush=True)
 
-    def advance(self, m: ScheduledMatch, result: MatchResult) -> None:
+    def advance(self, m: ScheduledMatch, result: ResultRow) -> None:
         self.done += 1
         self.faults += sum(result.faults)
         if self.bar is not None:
@@ -175,7 +177,6 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
     (out / "logs").mkdir(exist_ok=True)
     sweep_temp_files(out)  # we hold the directory's lock: no other writer
     names = [b.name for b in cfg.bots]
-    rules = cfg.rules_config()
     with Store(out / "results.sqlite") as store:
         schedule = make_schedule(names, cfg.tournament.deals_per_table, cfg.tournament.seed)
         store.init_schedule(cfg.fingerprint(), cfg.tournament.name, schedule)
@@ -185,19 +186,7 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
         played = 0
         disqualified: list[str] = []
         if pending:
-            server = ArenaServer(cfg.server.bind,
-                                 register_timeout_s=cfg.faults.register_timeout_s)
-            port = await server.start()
-            address = server_address(cfg.server.bind, port)
-            remote = [b.name for b in cfg.bots if b.remote]
-            if remote:  # shown even with --quiet: remote bots need the address
-                print(f"arena listening on {address}; remote bots ({', '.join(remote)}) join "
-                      f"with --arena {address} --token <their token>", file=sys.stderr,
-                      flush=True)
-            pool = BotPool(server, cfg.bots, address, out / "logs",
-                           slots=cfg.tournament.concurrency,
-                           register_timeout_s=cfg.faults.register_timeout_s,
-                           max_crashes=cfg.faults.max_crashes, on_event=prog.message)
+            executor = make_executor(cfg, out, prog.message)
             queue: asyncio.Queue[ScheduledMatch] = asyncio.Queue()
             for m in pending:
                 queue.put_nowait(m)
@@ -206,28 +195,90 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
                 nonlocal played
                 while not queue.empty():
                     m = queue.get_nowait()
-                    result = await _play_one(cfg, rules, m, pool)
-                    path = out / "records" / f"{m.match_id}.jsonl.gz"
-                    record = record_from_result(result)
-                    await asyncio.to_thread(write_record, record, path)
-                    store.save_result(result_row(m, result, str(path.relative_to(out))),
-                                      result.started_at, result.ended_at)
+                    done = await executor.play(m)
+                    path = out / done.row.record
+                    await asyncio.to_thread(atomic_write_bytes, path, done.record)
+                    store.save_result(done.row, done.started_at, done.ended_at)
                     played += 1
-                    prog.advance(m, result)
+                    prog.advance(m, done.row)
                     if on_match is not None:
                         on_match(m)
 
             try:
-                await asyncio.gather(*(worker() for _ in range(cfg.tournament.concurrency)))
+                await executor.start()
+                await asyncio.gather(*(worker() for _ in range(executor.slots)))
             finally:
                 prog.close()
-                disqualified = pool.disqualifications
+                disqualified = executor.disqualifications
                 # shielded: a cancellation arriving now must not cut the bots' shutdown short
-                await asyncio.shield(_shutdown(pool, server))
+                await asyncio.shield(executor.close())
         standings = compute_standings(store.results(), names)
     write_standings(out, standings)
     return TournamentOutcome(played, scheduled, scheduled - len(pending), standings, out,
                              prog.faults, tuple(disqualified))
+
+
+def make_executor(cfg: TournamentConfig, out: Path,
+                  on_event: Callable[[str], None]) -> MatchExecutor:
+    """The executor ``[cluster] backend`` asks for: :class:`LocalExecutor` or Ray's."""
+    if cfg.cluster.backend == "ray":
+        from ..cluster.executor import RayExecutor
+        return RayExecutor(cfg, out, on_event)
+    return LocalExecutor(cfg, out / "logs", on_event)
+
+
+def played_from_result(m: ScheduledMatch, result: MatchResult) -> PlayedMatch:
+    """The store row and record bytes of ``result`` (the bytes ``write_record`` would write:
+    gzip with ``mtime=0``, so equal games give equal files)."""
+    data = gzip.compress(dumps_record(record_from_result(result)).encode("utf-8"),
+                         compresslevel=6, mtime=0)
+    return PlayedMatch(result_row(m, result, record_relpath(m.match_id)), result.started_at,
+                       result.ended_at, data)
+
+
+class LocalExecutor:
+    """Plays matches in this process: one gRPC server, one bot pool with ``slots`` instances
+    per bot (``tournament.concurrency`` unless given). A Ray worker runs one per actor."""
+
+    def __init__(self, cfg: TournamentConfig, log_dir: Path, on_event: Callable[[str], None],
+                 *, slots: int | None = None, bind: str | None = None) -> None:
+        self.cfg = cfg
+        self.rules = cfg.rules_config()
+        self.log_dir = log_dir
+        self.on_event = on_event
+        self.slots = slots or cfg.tournament.concurrency
+        self.bind = bind or cfg.server.bind
+        self.server: ArenaServer | None = None
+        self.pool: BotPool | None = None
+
+    @property
+    def disqualifications(self) -> list[str]:
+        return self.pool.disqualifications if self.pool is not None else []
+
+    async def start(self) -> None:
+        cfg = self.cfg
+        server = ArenaServer(self.bind, register_timeout_s=cfg.faults.register_timeout_s)
+        port = await server.start()
+        self.server = server
+        address = server_address(self.bind, port)
+        remote = [b.name for b in cfg.bots if b.remote]
+        if remote:  # shown even with --quiet: remote bots need the address
+            print(f"arena listening on {address}; remote bots ({', '.join(remote)}) join "
+                  f"with --arena {address} --token <their token>", file=sys.stderr,
+                  flush=True)
+        self.pool = BotPool(server, cfg.bots, address, self.log_dir, slots=self.slots,
+                            register_timeout_s=cfg.faults.register_timeout_s,
+                            max_crashes=cfg.faults.max_crashes, on_event=self.on_event)
+
+    async def play(self, m: ScheduledMatch) -> PlayedMatch:
+        result = await _play_one(self.cfg, self.rules, m, self.pool)
+        return await asyncio.to_thread(played_from_result, m, result)
+
+    async def close(self) -> None:
+        if self.pool is not None:
+            await _shutdown(self.pool, self.server)
+        elif self.server is not None:
+            await self.server.stop()
 
 
 async def _shutdown(pool: BotPool, server: ArenaServer) -> None:
