@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from ..errors import UserError
-from ..tournament.config import load_config
+from ..tournament.config import load_config, with_cluster
 from ..tournament.standings import format_standings
 from ._signals import Interrupted, run_guarded
 
@@ -21,6 +21,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("config", help="tournament config (TOML), e.g. examples/sample.toml")
     p.add_argument("--out", help="output directory (default: runs/<config name>)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
+    p.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
+                   help="play the matches on a Ray cluster ([cluster] backend = \"ray\"); "
+                   "ADDRESS: auto (a cluster started here with `ray start`), local (a private "
+                   "Ray instance), ray://HOST:PORT or HOST:PORT (default: [cluster] address)")
     p.set_defaults(func=run)
 
 
@@ -30,6 +34,9 @@ def run(args: argparse.Namespace) -> int:
     from ..protocol.errors import ServerStartError
     from ..tournament.runner import run_tournament
     cfg = load_config(args.config)
+    if getattr(args, "ray", None) is not None:
+        fields = {"backend": "ray", **({"address": args.ray} if args.ray else {})}
+        cfg = with_cluster(cfg, args.config, **fields)
     out = Path(args.out) if args.out else Path("runs") / Path(args.config).stem
     try:
         outcome = run_guarded(run_tournament(cfg, out, progress=not args.quiet))

@@ -1,0 +1,264 @@
+"""The driver side of the Ray backend: :class:`RayExecutor` (``[cluster] backend = "ray"``).
+
+The runner keeps schedule, store, records, standings and progress, and awaits
+:meth:`RayExecutor.play` for ``slots`` matches at a time. Each call takes an idle worker (a
+:class:`~arena.cluster.worker.MatchWorker` actor reserving ``3 * cpus_per_bot`` CPUs, placed by
+Ray with the ``SPREAD`` strategy), plays the match there and returns the store row and record
+bytes; the bots' log bytes are appended to ``OUT/logs/`` here, so the output directory is the
+same as with ``local``.
+
+Faults: a worker whose actor or node dies mid-match (``RayActorError``) loses that match only;
+the match goes to the next idle worker and the dead one is replaced by a new actor (placed
+where the cluster has room). A match that loses :data:`MAX_LOST` workers in a row stops the
+run with :class:`ClusterError` (the results so far are kept; rerun to resume). A bot crash is a
+bot fault: workers report crashes and the driver counts them over the whole cluster,
+disqualifying a bot after more than ``faults.max_crashes`` as ``local`` does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+from ..errors import UserError
+from ..tournament.config import RAY_MISSING, TournamentConfig
+from ..tournament.executor import PlayedMatch
+from ..tournament.schedule import ScheduledMatch
+
+#: workers a single match may lose before the run stops
+MAX_LOST = 3
+#: seconds workers get to end their bots on close before they are killed
+CLOSE_TIMEOUT_S = 20.0
+
+
+class ClusterError(UserError):
+    """The Ray cluster cannot be used: not reachable, too small, or workers keep dying."""
+
+
+def import_ray():  # noqa: ANN201 - the ray module
+    """Import Ray. Raises: ClusterError with the install hint when it is not installed."""
+    try:
+        import ray
+    except ImportError:
+        raise ClusterError(RAY_MISSING) from None
+    return ray
+
+
+class RayExecutor:
+    """Plays matches on Ray workers (see the module docstring).
+
+    Args:
+        cfg: the tournament config (``cfg.cluster`` says where and how).
+        out: the output directory (bot logs go to ``out/logs``).
+        on_event: one-line messages (lost workers, crashes, disqualifications).
+    """
+
+    def __init__(self, cfg: TournamentConfig, out: Path, on_event: Callable[[str], None]
+                 ) -> None:
+        self.cfg = cfg
+        self.cluster = cfg.cluster
+        self.log_dir = out / "logs"
+        self.on_event = on_event
+        self.slots = self.cluster.slots or cfg.tournament.concurrency
+        self.crashes: Counter[str] = Counter()
+        self.disqualified: dict[str, str] = {}
+        self._disqualifications: list[str] = []
+        self.workers: list = []       # every live actor handle
+        self.idle: asyncio.Queue = asyncio.Queue()
+        self.lost = 0                 # workers lost during the run
+        self.ray = None
+        self._owns_ray = False
+        self._actor_cls = None
+        self.closing = False
+        self.start_failures = 0
+        self.ready: set = set()       # workers placed and started
+        self._starting: set[asyncio.Future] = set()
+
+    @property
+    def disqualifications(self) -> list[str]:
+        return self._disqualifications
+
+    # ----- start ----------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Connect to (or start) Ray and create ``slots`` workers.
+
+        Raises:
+            ClusterError: Ray missing, cluster unreachable, or no node has the CPUs a worker
+            needs.
+        """
+        ray = self.ray = import_ray()
+        if not ray.is_initialized():
+            self._connect(ray)
+        from .worker import MatchWorker
+        need = 3 * float(self.cluster.cpus_per_bot)
+        self._check_room(ray, need)
+        runtime_env = dict(self.cluster.runtime_env)
+        if self.cluster.working_dir is not None:
+            wd = Path(self.cluster.working_dir).resolve()
+            if not wd.is_dir():
+                raise ClusterError(f"[cluster] working_dir {self.cluster.working_dir}: no such "
+                                   "directory")
+            runtime_env["working_dir"] = str(wd)
+        self.base_dir = None if self.cluster.working_dir is not None else os.getcwd()
+        options: dict = {"num_cpus": need, "max_restarts": 0, "scheduling_strategy": "SPREAD"}
+        if runtime_env:
+            options["runtime_env"] = runtime_env
+        self._actor_cls = ray.remote(MatchWorker).options(**options)
+        for _ in range(self.slots):
+            self._new_worker()
+
+    def _connect(self, ray) -> None:  # noqa: ANN001 - the ray module
+        address = self.cluster.address
+        kwargs = dict(logging_level=logging.WARNING, log_to_driver=False)
+        try:
+            if address == "local":
+                ray.init(include_dashboard=False, **kwargs)
+            else:
+                ray.init(address=address, **kwargs)
+        except (ConnectionError, RuntimeError, ValueError, TimeoutError) as exc:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            hint = (" (start one with `ray start --head`, or use address = \"local\")"
+                    if address == "auto" else "")
+            raise ClusterError(f"cannot connect to the Ray cluster at {address}: {first}"
+                               f"{hint}") from None
+        self._owns_ray = True
+
+    def _check_room(self, ray, need: float) -> None:  # noqa: ANN001 - the ray module
+        cpus = [n.get("Resources", {}).get("CPU", 0.0) for n in ray.nodes() if n.get("Alive")]
+        if cpus and max(cpus) < need:
+            raise ClusterError(
+                f"a worker needs {need:g} CPUs (3 bots x cpus_per_bot = "
+                f"{self.cluster.cpus_per_bot:g}) but the largest node has {max(cpus):g}; "
+                "lower [cluster] cpus_per_bot")
+
+    def _new_worker(self) -> None:
+        """Create a worker; it joins the idle queue once Ray has placed and started it (an
+        actor waiting for room never holds a match)."""
+        actor = self._actor_cls.remote(self.cfg, self.base_dir)
+        self.workers.append(actor)
+        task = asyncio.ensure_future(self._when_ready(actor))
+        self._starting.add(task)
+        task.add_done_callback(self._starting.discard)
+
+    async def _when_ready(self, actor) -> None:  # noqa: ANN001 - an actor handle
+        from ray.exceptions import RayActorError
+        try:
+            await actor.pids.remote()
+        except RayActorError:
+            self._forget(actor)
+            self.lost += 1
+            self.start_failures += 1
+            if self.closing:
+                return
+            if self.start_failures > MAX_LOST * self.slots:
+                self.on_event("Ray workers keep dying while starting; not starting more")
+                return
+            self.on_event("a Ray worker died while starting; starting another")
+            self._new_worker()
+            return
+        if not self.closing:
+            self.ready.add(actor)
+            self.idle.put_nowait(actor)
+
+    # ----- play -----------------------------------------------------------------------------
+    async def play(self, m: ScheduledMatch) -> PlayedMatch:
+        """Play ``m`` on an idle worker; on a lost worker, again on another.
+
+        Raises:
+            ClusterError: ``m`` lost :data:`MAX_LOST` workers, or a worker cannot start.
+        """
+        from ray.exceptions import RayActorError, RayTaskError
+        lost = 0
+        while True:
+            actor = await self.idle.get()
+            try:
+                reply = await actor.play.remote(m, dict(self.disqualified))
+            except RayActorError as exc:
+                if self.closing:
+                    raise asyncio.CancelledError() from None
+                lost += 1
+                self.lost += 1
+                self._forget(actor)
+                why = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else "died"
+                if lost >= MAX_LOST:
+                    raise ClusterError(f"match {m.match_id} lost {lost} Ray workers in a row "
+                                       f"(last: {why}); results so far are kept, rerun to "
+                                       "resume") from None
+                self.on_event(f"worker lost during match {m.match_id} ({why}); playing it "
+                              "again on another worker")
+                self._new_worker()
+                continue
+            except RayTaskError as exc:
+                self.idle.put_nowait(actor)
+                cause = exc.cause if getattr(exc, "cause", None) is not None else exc
+                if isinstance(cause, UserError):
+                    raise ClusterError(str(cause)) from None
+                raise
+            self.idle.put_nowait(actor)
+            self._absorb(reply)
+            return reply.played
+
+    def _forget(self, actor) -> None:  # noqa: ANN001 - an actor handle
+        if actor in self.workers:
+            self.workers.remove(actor)
+        self.ready.discard(actor)
+        try:
+            self.ray.kill(actor, no_restart=True)
+        except Exception:  # noqa: BLE001 - already gone
+            pass
+
+    def _absorb(self, reply) -> None:  # noqa: ANN001 - a WorkerReply
+        self._append_logs(reply.logs)
+        local_logs = str(self.log_dir)
+        for line in reply.events:
+            self.on_event(line.replace(reply.log_dir, local_logs) if reply.log_dir else line)
+        limit = self.cfg.faults.max_crashes
+        for name, n in reply.crashes.items():
+            self.crashes[name] += n
+            if self.crashes[name] > limit and name not in self.disqualified:
+                self.disqualified[name] = f"disqualified after {self.crashes[name]} crashes"
+                self._disqualifications.append(
+                    f"{name!r} was disqualified after {self.crashes[name]} crashes (on the "
+                    f"cluster); see {self.log_dir}")
+                self.on_event(f"bot {name!r} is disqualified after {self.crashes[name]} "
+                              "crashes; its remaining matches are forfeited")
+
+    def _append_logs(self, logs: dict[str, bytes]) -> None:
+        for name, data in logs.items():
+            with open(self.log_dir / Path(name).name, "ab") as f:
+                f.write(data)
+
+    # ----- close ----------------------------------------------------------------------------
+    async def close(self) -> None:
+        """Ask every worker to end its bots (bounded by :data:`CLOSE_TIMEOUT_S`), kill the
+        actors, and shut Ray down when this run started or connected it."""
+        ray = self.ray
+        self.closing = True
+        if ray is None:
+            return
+        for task in list(self._starting):
+            task.cancel()
+        try:
+            refs = [a.close.remote() for a in self.workers if a in self.ready]
+            if refs:
+                done = await asyncio.wait_for(
+                    asyncio.gather(*refs, return_exceptions=True), CLOSE_TIMEOUT_S)
+                for logs in done:
+                    if isinstance(logs, dict):
+                        self._append_logs(logs)
+        except (asyncio.TimeoutError, Exception):  # noqa: BLE001 - killing them anyway
+            pass
+        finally:
+            for a in self.workers:
+                try:
+                    ray.kill(a, no_restart=True)
+                except Exception:  # noqa: BLE001 - already gone
+                    pass
+            self.workers.clear()
+            self.ready.clear()
+            if self._owns_ray:
+                ray.shutdown()
