@@ -9,7 +9,7 @@ same as with ``local``.
 
 Faults: a worker whose actor or node dies mid-match (``RayActorError``) loses that match only;
 the match goes to the next idle worker and the dead one is replaced by a new actor (placed
-where the cluster has room). A match that loses :data:`MAX_LOST` workers in a row stops the
+where the cluster has room). A match that loses ``MAX_LOST + slots`` workers in a row stops the
 run with :class:`ClusterError` (the results so far are kept; rerun to resume). A bot crash is a
 bot fault: workers report crashes and the driver counts them over the whole cluster,
 disqualifying a bot after more than ``faults.max_crashes`` as ``local`` does.
@@ -29,7 +29,8 @@ from ..tournament.config import RAY_MISSING, TournamentConfig
 from ..tournament.executor import PlayedMatch
 from ..tournament.schedule import ScheduledMatch
 
-#: workers a single match may lose before the run stops
+#: workers a single match may lose (beyond one per slot: idle workers on a lost node) before
+#: the run stops
 MAX_LOST = 3
 #: seconds workers get to end their bots on close before they are killed
 CLOSE_TIMEOUT_S = 20.0
@@ -169,7 +170,7 @@ class RayExecutor:
         """Play ``m`` on an idle worker; on a lost worker, again on another.
 
         Raises:
-            ClusterError: ``m`` lost :data:`MAX_LOST` workers, or a worker cannot start.
+            ClusterError: ``m`` lost ``MAX_LOST + slots`` workers, or a worker cannot start.
         """
         from ray.exceptions import RayActorError, RayTaskError
         lost = 0
@@ -184,7 +185,7 @@ class RayExecutor:
                 self.lost += 1
                 self._forget(actor)
                 why = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else "died"
-                if lost >= MAX_LOST:
+                if lost >= MAX_LOST + self.slots:
                     raise ClusterError(f"match {m.match_id} lost {lost} Ray workers in a row "
                                        f"(last: {why}); results so far are kept, rerun to "
                                        "resume") from None
