@@ -92,18 +92,17 @@ class RayExecutor:
             needs.
         """
         ray = self.ray = import_ray()
+        runtime_env = self._runtime_env()
         if not ray.is_initialized():
-            self._connect(ray)
+            self._connect(ray, runtime_env)
+            runtime_env = {}               # the job's: every worker gets it
+        elif "working_dir" in runtime_env and "://" not in runtime_env["working_dir"]:
+            raise ClusterError("[cluster] working_dir: Ray is already initialized in this "
+                               "process, and a local directory can only be shipped by the "
+                               "job's ray.init; let arena connect to the cluster")
         from .worker import MatchWorker
         need = 3 * float(self.cluster.cpus_per_bot)
         self._check_room(ray, need)
-        runtime_env = dict(self.cluster.runtime_env)
-        if self.cluster.working_dir is not None:
-            wd = Path(self.cluster.working_dir).resolve()
-            if not wd.is_dir():
-                raise ClusterError(f"[cluster] working_dir {self.cluster.working_dir}: no such "
-                                   "directory")
-            runtime_env["working_dir"] = str(wd)
         self.base_dir = None if self.cluster.working_dir is not None else os.getcwd()
         options: dict = {"num_cpus": need, "max_restarts": 0, "scheduling_strategy": "SPREAD"}
         if runtime_env:
@@ -112,15 +111,32 @@ class RayExecutor:
         for _ in range(self.slots):
             self._new_worker()
 
-    def _connect(self, ray) -> None:  # noqa: ANN001 - the ray module
+    def _runtime_env(self) -> dict:
+        """``[cluster] runtime_env`` plus ``working_dir`` (a local directory, made absolute,
+        or a URI such as ``s3://bucket/bots.zip`` passed as is)."""
+        env = dict(self.cluster.runtime_env)
+        wd = self.cluster.working_dir
+        if wd is not None:
+            if "://" in wd:
+                env["working_dir"] = wd
+            else:
+                path = Path(wd).resolve()
+                if not path.is_dir():
+                    raise ClusterError(f"[cluster] working_dir {wd}: no such directory")
+                env["working_dir"] = str(path)
+        return env
+
+    def _connect(self, ray, runtime_env: dict) -> None:  # noqa: ANN001 - the ray module
         address = self.cluster.address
         kwargs = dict(logging_level=logging.WARNING, log_to_driver=False)
+        if runtime_env:
+            kwargs["runtime_env"] = runtime_env
         try:
             if address == "local":
                 ray.init(include_dashboard=False, **kwargs)
             else:
                 ray.init(address=address, **kwargs)
-        except (ConnectionError, RuntimeError, ValueError, TimeoutError) as exc:
+        except (ConnectionError, RuntimeError, ValueError, TypeError, TimeoutError) as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             hint = (" (start one with `ray start --head`, or use address = \"local\")"
                     if address == "auto" else "")

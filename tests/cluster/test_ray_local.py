@@ -1,0 +1,52 @@
+"""The Ray backend on a single-machine Ray instance (``ray.init(num_cpus=2)``, shared by this
+module's tests): the same results and records as ``local``."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from arena.tournament.runner import run_tournament
+
+from ..tournament.helpers import new_tag, wait_no_processes
+from .raytools import comparable, ray_extra, record_lines, seeded_config, stored
+
+ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'arena358[ray]')")
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def ray_2cpus():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+def test_same_results_and_records_as_local(tmp_path, ray_2cpus):
+    tag = new_tag()
+    cfg = seeded_config(tag)
+    assert cfg.cluster.backend == "local"
+    local = asyncio.run(run_tournament(cfg, tmp_path / "local", progress=False))
+    on_ray = asyncio.run(run_tournament(seeded_config(tag, ray_extra(2, 0.25)), tmp_path / "ray",
+                                        progress=False))
+    assert wait_no_processes(tag) == []
+    assert local.played_now == on_ray.played_now == 6
+    a, b = stored(tmp_path / "local"), stored(tmp_path / "ray")
+    assert sorted(a) == sorted(b) and len(a) == 6
+    assert len({r.scores for r in a.values()}) > 1          # the games really differ
+    for match_id in a:
+        assert comparable(a[match_id]) == comparable(b[match_id])
+        rec = f"records/{match_id}.jsonl.gz"
+        assert record_lines(tmp_path / "local" / rec) == record_lines(tmp_path / "ray" / rec)
+    rank = [(r.bot, r.matches, r.avg_place, r.firsts, r.avg_score) for r in
+            local.standings.rows]
+    assert rank == [(r.bot, r.matches, r.avg_place, r.firsts, r.avg_score)
+                    for r in on_ray.standings.rows]
+    # the bots' logs come back to the driver's output directory
+    for name in ("random-0", "random-1", "random-2"):
+        log = (tmp_path / "ray" / "logs" / f"{name}.log").read_text()
+        assert "registered with the arena" in log and "match t000-d0000-s5 starts" in log
