@@ -60,3 +60,15 @@ def count_results(db) -> int:
             con.close()
     except sqlite3.Error:
         return 0
+
+
+def describe(pids: list[int]) -> str:
+    """The command lines of ``pids`` (for an assertion message)."""
+    lines = []
+    for pid in pids:
+        try:
+            lines.append(f"{pid}: " + open(f"/proc/{pid}/cmdline", "rb").read()
+                         .replace(b"\0", b" ").decode(errors="replace")[:200])
+        except OSError:
+            lines.append(f"{pid}: (gone)")
+    return "\n".join(lines)

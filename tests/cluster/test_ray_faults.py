@@ -17,7 +17,7 @@ from arena.cli import main
 from arena.tournament.runner import run_tournament
 
 from ..tournament.helpers import config_text, make_config, new_tag, wait_no_processes
-from .raytools import count_results, ray_extra, stored
+from .raytools import count_results, describe, ray_extra, stored
 
 ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'arena358[ray]')")
 
@@ -81,9 +81,11 @@ def test_driver_sigkill_then_resume(tmp_path):
     finally:
         if proc.poll() is None:
             proc.kill()
-    # Ray's processes share the driver's fate; the bots die with their workers
-    assert wait_no_processes(bots_tag, 30) == []
-    assert wait_no_processes(ray_tag, 30) == []
+    # the bots die with their workers; Ray's processes share the driver's fate
+    left = wait_no_processes(bots_tag, 30)
+    assert left == [], describe(left)
+    left = wait_no_processes(ray_tag, 60)
+    assert left == [], describe(left)
     again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=240)
     assert again.returncode == 0, again.stderr
     assert "matches played now" in again.stdout
@@ -93,5 +95,6 @@ def test_driver_sigkill_then_resume(tmp_path):
     assert len(rows) == 12
     assert len(list((out / "records").glob("*.jsonl.gz"))) == 12
     assert not list((out / "records").glob(".*"))
-    assert wait_no_processes(bots_tag, 15) == [] and wait_no_processes(ray_tag, 30) == []
+    left = wait_no_processes(bots_tag, 15) + wait_no_processes(ray_tag, 60)
+    assert left == [], describe(left)
 
