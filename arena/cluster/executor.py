@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import signal
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -131,6 +132,7 @@ class RayExecutor:
         kwargs = dict(logging_level=logging.WARNING, log_to_driver=False)
         if runtime_env:
             kwargs["runtime_env"] = runtime_env
+        before = signal.getsignal(signal.SIGTERM)   # ray.init replaces it with sys.exit
         try:
             if address == "local":
                 ray.init(include_dashboard=False, **kwargs)
@@ -142,6 +144,9 @@ class RayExecutor:
                     if address == "auto" else "")
             raise ClusterError(f"cannot connect to the Ray cluster at {address}: {first}"
                                f"{hint}") from None
+        finally:
+            if before is not None:
+                signal.signal(signal.SIGTERM, before)   # the CLI's clean shutdown again
         self._owns_ray = True
 
     def _check_room(self, ray, need: float) -> None:  # noqa: ANN001 - the ray module
