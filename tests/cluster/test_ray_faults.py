@@ -1,5 +1,5 @@
 """The Ray backend's faults end to end (issue 15): a worker node removed mid-run; the driver
-killed with SIGKILL and rerun. Real bot processes over gRPC on Ray actors; every test shuts its
+stopped with Ctrl-C, then SIGKILL, and rerun (bots shipped with working_dir). Real bot processes over gRPC on Ray actors; every test shuts its
 Ray instance down and checks no bot (or Ray) process is left."""
 
 from __future__ import annotations
@@ -59,42 +59,82 @@ def test_worker_node_removed_mid_run(tmp_path, capfd):
     assert wait_no_processes(tag, 15) == []
 
 
-def test_driver_sigkill_then_resume(tmp_path):
-    bots_tag, ray_tag = new_tag(), new_tag()      # bots carry one, every Ray process the other
-    cfg_file = tmp_path / "t.toml"
-    cfg_file.write_text(config_text(None, tag=bots_tag, bots=3, hand_cap=1, deals=2,
-                                    extra=ray_extra(2, 0.25, "local")))
-    out = tmp_path / "o"
-    cmd = [sys.executable, "-m", "arena.cli", "run", str(cfg_file), "--out", str(out), "--quiet"]
-    env = {**os.environ, "ARENA_TEST_TAG": ray_tag, "RAY_AUTH_MODE": "disabled"}
+def interrupt_after(cmd, env, out, results: int, sig: int) -> tuple[int, str]:
+    """Start ``cmd`` (in ``out``'s sibling ``elsewhere``), send ``sig`` (to its process group,
+    like Ctrl-C) once ``results`` matches are stored; returns (exit status, stderr)."""
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            start_new_session=True)
+                            start_new_session=True, cwd=out.parent / "elsewhere")
     try:
         deadline = time.monotonic() + 120
-        while count_results(out / "results.sqlite") < 2 and time.monotonic() < deadline:
+        while count_results(out / "results.sqlite") < results and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert count_results(out / "results.sqlite") >= 2, proc.stderr.read1().decode()
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(10)
-        done_before = count_results(out / "results.sqlite")   # the driver is dead: exact
-        assert 2 <= done_before < 12
+        assert count_results(out / "results.sqlite") >= results, "no progress"
+        os.killpg(proc.pid, sig)
+        code = proc.wait(60)
+        return code, proc.stderr.read().decode()
     finally:
         if proc.poll() is None:
             proc.kill()
-    # the bots die with their workers; Ray's processes share the driver's fate
-    left = wait_no_processes(bots_tag, 30)
-    assert left == [], describe(left)
-    left = wait_no_processes(ray_tag, 60)
-    assert left == [], describe(left)
-    again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=240)
-    assert again.returncode == 0, again.stderr
-    assert "matches played now" in again.stdout
-    played_now = int(again.stdout.rsplit("\n", 2)[-2].split()[0])
-    assert played_now == 12 - done_before
-    rows = stored(out)
-    assert len(rows) == 12
-    assert len(list((out / "records").glob("*.jsonl.gz"))) == 12
-    assert not list((out / "records").glob(".*"))
-    left = wait_no_processes(bots_tag, 15) + wait_no_processes(ray_tag, 60)
-    assert left == [], describe(left)
 
+
+SHIPPED_BOT = """\
+import os, sys
+from sample_bots.random_bot import main
+print("bot cwd:", os.getcwd(), file=sys.stderr, flush=True)
+main()
+"""
+
+
+def test_driver_ctrl_c_then_sigkill_then_resume(tmp_path):
+    """Also ships the bots with ``working_dir``: their script exists only in a directory of
+    the driver's machine that is not the driver's working directory, and they start in Ray's
+    copy of it (a local directory is shipped by the job's ray.init, so by `arena` itself)."""
+    bots_tag, ray_tag = new_tag(), new_tag()      # bots carry one, every Ray process the other
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    (bots / "shipped_bot.py").write_text(SHIPPED_BOT)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    cfg_file = tmp_path / "t.toml"
+    text = config_text(None, tag=bots_tag, bots=3, hand_cap=1, deals=3,
+                       extra=ray_extra(2, 0.25, "local") + f'working_dir = "{bots}"\n')
+    cfg_file.write_text(text.replace('["{python}", "-m", "sample_bots.random_bot"]',
+                                     '["{python}", "shipped_bot.py"]'))
+    out = tmp_path / "o"
+    cmd = [sys.executable, "-m", "arena.cli", "run", str(cfg_file), "--out", str(out), "--quiet"]
+    env = {**os.environ, "ARENA_TEST_TAG": ray_tag, "RAY_AUTH_MODE": "disabled"}
+    if os.environ.get("PYTHONPATH"):             # the checkout under test, from elsewhere too
+        env["PYTHONPATH"] = os.path.abspath(os.environ["PYTHONPATH"])
+
+    def nothing_left():
+        # the bots die with their workers; Ray's processes share the driver's fate
+        left = wait_no_processes(bots_tag, 30)
+        assert left == [], describe(left)
+        left = wait_no_processes(ray_tag, 60)
+        assert left == [], describe(left)
+
+    code, err = interrupt_after(cmd, env, out, 2, signal.SIGINT)
+    assert code == 130 and "rerun the same command to resume" in err, err
+    assert "Traceback" not in err
+    nothing_left()
+    after_ctrl_c = count_results(out / "results.sqlite")
+    code, _ = interrupt_after(cmd, env, out, after_ctrl_c + 2, signal.SIGKILL)
+    assert code == -signal.SIGKILL
+    nothing_left()
+    done_before = count_results(out / "results.sqlite")     # the driver is dead: exact
+    assert after_ctrl_c + 2 <= done_before < 18
+    again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=240,
+                           cwd=elsewhere)
+    assert again.returncode == 0, again.stderr
+    played_now = int(again.stdout.rsplit("\n", 2)[-2].split()[0])
+    assert played_now == 18 - done_before
+    rows = stored(out)
+    assert len(rows) == 18
+    assert len(list((out / "records").glob("*.jsonl.gz"))) == 18
+    assert not list((out / "records").glob(".*"))
+    assert all(r.status == "normal" and not any(r.faults) for r in rows.values())
+    nothing_left()
+    log = (out / "logs" / "random-0.log").read_text()
+    cwds = {line.split("bot cwd: ", 1)[1] for line in log.splitlines() if "bot cwd: " in line}
+    # Ray's copy: "shipped_bot.py" is found relative to neither the original nor the driver's
+    assert cwds and str(bots) not in cwds and str(elsewhere) not in cwds
