@@ -20,8 +20,10 @@ def ray_extra(slots: int, cpus_per_bot: float, address: str | None = None) -> st
 
 
 def seeded_config(tag: str, extra: str = ""):
-    """Three seeded random bots, 6 matches of one hand."""
-    text = config_text(None, tag=tag, bots=3, hand_cap=1, concurrency=2, extra=extra)
+    """Three seeded random bots, 6 matches of one hand (10 s a decision: no late answers
+    under load, so the games depend on the seeds only)."""
+    text = config_text(None, tag=tag, bots=3, hand_cap=1, concurrency=2, time_ms=10_000,
+                       extra=extra)
     return parse_config(text.replace('"sample_bots.random_bot"]',
                                      '"sample_bots.random_bot", "--seed", "5"]'), "t.toml")
 

@@ -27,7 +27,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 def test_worker_node_removed_mid_run(tmp_path, capfd):
     from ray.cluster_utils import Cluster
     tag = new_tag()
-    cfg = make_config(None, tag=tag, bots=3, hand_cap=1, extra=ray_extra(3, 1 / 3))
+    cfg = make_config(None, tag=tag, bots=3, hand_cap=1, time_ms=10_000,
+                      extra=ray_extra(3, 1 / 3))
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
     worker_node = cluster.add_node(num_cpus=2)     # room for 2 of the 3 workers
     removed: list[str] = []
@@ -96,7 +97,7 @@ def test_driver_ctrl_c_then_sigkill_then_resume(tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     cfg_file = tmp_path / "t.toml"
-    text = config_text(None, tag=bots_tag, bots=3, hand_cap=1, deals=3,
+    text = config_text(None, tag=bots_tag, bots=3, hand_cap=1, deals=3, time_ms=10_000,
                        extra=ray_extra(2, 0.25, "local") + f'working_dir = "{bots}"\n')
     cfg_file.write_text(text.replace('["{python}", "-m", "sample_bots.random_bot"]',
                                      '["{python}", "shipped_bot.py"]'))
@@ -132,7 +133,8 @@ def test_driver_ctrl_c_then_sigkill_then_resume(tmp_path):
     assert len(rows) == 18
     assert len(list((out / "records").glob("*.jsonl.gz"))) == 18
     assert not list((out / "records").glob(".*"))
-    assert all(r.status == "normal" and not any(r.faults) for r in rows.values())
+    assert all(r.status == "normal" and not any(r.faults) for r in rows.values()), \
+        [(r.match_id, r.status, r.faults, r.forfeit_reasons) for r in rows.values()]
     nothing_left()
     log = (out / "logs" / "random-0.log").read_text()
     cwds = {line.split("bot cwd: ", 1)[1] for line in log.splitlines() if "bot cwd: " in line}
