@@ -1,5 +1,5 @@
 """The Ray backend on a single-machine Ray instance (``ray.init(num_cpus=2)``, shared by this
-module's tests): the same results and records as ``local``."""
+module's tests): the same results and records as ``local``; bot crashes stay bot faults."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from arena.tournament.runner import run_tournament
 
-from ..tournament.helpers import new_tag, wait_no_processes
+from ..tournament.helpers import make_config, new_tag, wait_no_processes
 from .raytools import comparable, ray_extra, record_lines, seeded_config, stored
 
 ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'arena358[ray]')")
@@ -50,3 +50,24 @@ def test_same_results_and_records_as_local(tmp_path, ray_2cpus):
     for name in ("random-0", "random-1", "random-2"):
         log = (tmp_path / "ray" / "logs" / f"{name}.log").read_text()
         assert "registered with the arena" in log and "match t000-d0000-s5 starts" in log
+
+
+def test_bot_crash_is_a_bot_fault_counted_on_the_driver(tmp_path, capfd, ray_2cpus):
+    """As with ``local`` (tests/tournament/test_faults.py): a bot crashing in every match is
+    restarted, forfeits, and is disqualified after more than max_crashes crashes; the worker
+    survives it, and the crash messages name the driver's log file."""
+    tag = new_tag()
+    cfg = make_config("crash", tag=tag, max_crashes=2, time_ms=10_000, extra=ray_extra(1, 0.25))
+    outcome = asyncio.run(run_tournament(cfg, tmp_path / "o", progress=True))
+    err = capfd.readouterr().err
+    assert wait_no_processes(tag) == []
+    assert outcome.played_now == 6 and "worker lost" not in err
+    rows = stored(tmp_path / "o")
+    reasons = [r.forfeit_reasons[r.seats.index("bad")] for r in rows.values()]
+    assert all(r.forfeited[r.seats.index("bad")] for r in rows.values())
+    assert sum("disconnect" in x for x in reasons) == 3          # crashed in 3 matches
+    assert sum("disqualified after 3 crashes" in x for x in reasons) == 3
+    assert len(outcome.disqualifications) == 1 and "'bad'" in outcome.disqualifications[0]
+    assert f"bot 'bad' disconnected or crashed (log: {tmp_path / 'o' / 'logs' / 'bad.log'})" \
+        in err
+    assert (tmp_path / "o" / "logs" / "bad.log").read_text().count("=== ") == 3  # 3 starts
