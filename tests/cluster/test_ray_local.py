@@ -1,15 +1,22 @@
 """The Ray backend on a single-machine Ray instance (``ray.init(num_cpus=2)``, shared by this
-module's tests): the same results and records as ``local``; bot crashes stay bot faults."""
+module's tests): the same results and records as ``local``; bot crashes stay bot faults; bots die with their worker."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import time
 
 import pytest
 
+from arena.cluster.worker import MatchWorker
+from arena.tournament.config import parse_config
 from arena.tournament.runner import run_tournament
+from arena.tournament.schedule import make_schedule
 
-from ..tournament.helpers import make_config, new_tag, wait_no_processes
+from ..tournament.helpers import (RAWBOT, bot_block, config_text, make_config, new_tag,
+                                 tagged_processes, wait_no_processes)
 from .raytools import comparable, ray_extra, record_lines, seeded_config, stored
 
 ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'arena358[ray]')")
@@ -17,13 +24,29 @@ ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'aren
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 
+#: Ray's own clean-up of a dead worker's child processes, turned off here so that the tests
+#: show the worker's reaper does the job (on a lost node Ray's cannot)
+RAY_CLEANUP_OFF = {"RAY_kill_child_processes_on_worker_exit": "false",
+                   "RAY_kill_child_processes_on_worker_exit_with_raylet_subreaper": "false",
+                   "RAY_process_group_cleanup_enabled": "false"}
+
+
 @pytest.fixture(scope="module")
 def ray_2cpus():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    saved = {k: os.environ.get(k) for k in RAY_CLEANUP_OFF}
+    os.environ.update(RAY_CLEANUP_OFF)
     try:
-        yield
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        try:
+            yield
+        finally:
+            ray.shutdown()
     finally:
-        ray.shutdown()
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def test_same_results_and_records_as_local(tmp_path, ray_2cpus):
@@ -71,3 +94,27 @@ def test_bot_crash_is_a_bot_fault_counted_on_the_driver(tmp_path, capfd, ray_2cp
     assert f"bot 'bad' disconnected or crashed (log: {tmp_path / 'o' / 'logs' / 'bad.log'})" \
         in err
     assert (tmp_path / "o" / "logs" / "bad.log").read_text().count("=== ") == 3  # 3 starts
+
+
+def test_bots_die_with_their_worker(tmp_path, ray_2cpus):
+    """A worker killed mid-match (as a lost node kills it) takes its bots with it, even a bot
+    process group that would outlive the arena: each bot runs under ``sh`` that then sleeps an
+    hour in the same group; only the worker's reaper ends that."""
+    tag = new_tag()
+    wrap = ["sh", "-c", '"$0" "$@"; sleep 3600', "{python}"]
+    text = config_text(None, tag=tag, bots=2, time_ms=60_000)
+    text = text.replace('command = ["{python}", ', f"command = {json.dumps(wrap)[:-1]}, ")
+    text += bot_block("bad", wrap + [str(RAWBOT), "--mode", "hang"], tag)
+    cfg = parse_config(text, "t.toml")
+    worker = ray.remote(MatchWorker).options(num_cpus=0.75).remote(cfg, os.getcwd())
+    match = make_schedule([b.name for b in cfg.bots], 1, cfg.tournament.seed)[0]
+    ref = worker.play.remote(match, {})
+    deadline = time.monotonic() + 60
+    while len(tagged_processes(tag)) < 6 and time.monotonic() < deadline:  # 3 sh + 3 bots
+        time.sleep(0.1)
+    time.sleep(1.0)                                  # the bad bot hangs mid-match
+    assert len(tagged_processes(tag)) >= 6
+    ray.kill(worker)
+    with pytest.raises(ray.exceptions.RayActorError):
+        ray.get(ref, timeout=30)
+    assert wait_no_processes(tag, 15) == []
