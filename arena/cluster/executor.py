@@ -35,6 +35,9 @@ from ..tournament.schedule import ScheduledMatch
 MAX_LOST = 3
 #: seconds workers get to end their bots on close before they are killed
 CLOSE_TIMEOUT_S = 20.0
+#: seconds the run waits with no worker placed and started (cluster full, runtime_env being
+#: set up) before it stops with ClusterError
+PLACEMENT_TIMEOUT_S = 600.0
 
 
 class ClusterError(UserError):
@@ -196,7 +199,7 @@ class RayExecutor:
         from ray.exceptions import RayActorError, RayTaskError
         lost = 0
         while True:
-            actor = await self.idle.get()
+            actor = await self._idle_worker()
             try:
                 reply = await actor.play.remote(m, dict(self.disqualified))
             except RayActorError as exc:
@@ -223,6 +226,34 @@ class RayExecutor:
             self.idle.put_nowait(actor)
             self._absorb(reply)
             return reply.played
+
+    async def _idle_worker(self):  # noqa: ANN202 - an actor handle
+        """The next idle worker. Raises ClusterError when for :data:`PLACEMENT_TIMEOUT_S` no
+        worker at all is placed and started (waiting behind busy workers has no limit)."""
+        waited, step, told = 0.0, 5.0, False
+        getter = asyncio.ensure_future(self.idle.get())   # never cancelled while waiting
+        try:
+            while True:
+                done, _ = await asyncio.wait({getter}, timeout=step)
+                if done:
+                    return getter.result()
+                if self.ready:
+                    waited, told = 0.0, False
+                    continue
+                waited += step
+                need = 3 * float(self.cluster.cpus_per_bot)
+                if not told and waited >= 30:
+                    told = True
+                    self.on_event(f"waiting for Ray to place a worker ({need:g} CPUs each)")
+                if waited >= PLACEMENT_TIMEOUT_S:
+                    raise ClusterError(
+                        f"no Ray worker could be placed and started for "
+                        f"{PLACEMENT_TIMEOUT_S:g} s: no node has {need:g} free CPUs, or the "
+                        "runtime_env cannot be set up; results so far are kept, rerun to "
+                        "resume")
+        finally:
+            if not getter.done():
+                getter.cancel()
 
     def _forget(self, actor) -> None:  # noqa: ANN001 - an actor handle
         if actor in self.workers:

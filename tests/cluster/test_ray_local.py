@@ -10,6 +10,8 @@ import time
 
 import pytest
 
+from arena.cluster import executor as executor_module
+from arena.cluster.executor import ClusterError
 from arena.cluster.worker import MatchWorker
 from arena.tournament.config import parse_config
 from arena.tournament.runner import run_tournament
@@ -118,3 +120,25 @@ def test_bots_die_with_their_worker(tmp_path, ray_2cpus):
     with pytest.raises(ray.exceptions.RayActorError):
         ray.get(ref, timeout=30)
     assert wait_no_processes(tag, 15) == []
+
+
+def test_no_room_for_any_worker_is_an_error_not_a_hang(tmp_path, monkeypatch, ray_2cpus):
+    @ray.remote(num_cpus=2)
+    class Hog:
+        def ping(self):
+            return 1
+
+    hog = Hog.remote()                          # holds every CPU of the instance
+    ray.get(hog.ping.remote(), timeout=60)
+    monkeypatch.setattr(executor_module, "PLACEMENT_TIMEOUT_S", 5.0)
+    tag = new_tag()
+    cfg = make_config(None, tag=tag, extra=ray_extra(1, 0.25))
+    try:
+        with pytest.raises(ClusterError) as exc:
+            asyncio.run(run_tournament(cfg, tmp_path / "o", progress=False))
+    finally:
+        ray.kill(hog)
+    assert str(exc.value).startswith("no Ray worker could be placed and started for 5 s: no "
+                                     "node has 0.75 free CPUs")
+    assert wait_no_processes(tag) == []
+    assert (tmp_path / "o" / "results.sqlite").exists()      # the schedule is kept: resume
