@@ -194,7 +194,8 @@ class RayExecutor:
         """Play ``m`` on an idle worker; on a lost worker, again on another.
 
         Raises:
-            ClusterError: ``m`` lost ``MAX_LOST + slots`` workers, or a worker cannot start.
+            ClusterError: ``m`` lost ``MAX_LOST + slots`` workers, a worker cannot start, or
+            it raised (one line, the cause's type and message).
         """
         from ray.exceptions import RayActorError, RayTaskError
         lost = 0
@@ -222,7 +223,10 @@ class RayExecutor:
                 cause = exc.cause if getattr(exc, "cause", None) is not None else exc
                 if isinstance(cause, UserError):
                     raise ClusterError(str(cause)) from None
-                raise
+                first = (str(cause).strip().splitlines() or [""])[0][:200]
+                raise ClusterError(f"a Ray worker failed in match {m.match_id}: "
+                                   f"{type(cause).__name__}: {first}; results so far are "
+                                   "kept, rerun to resume") from None
             self.idle.put_nowait(actor)
             self._absorb(reply)
             return reply.played
