@@ -78,3 +78,26 @@ def test_run_dash_dash_ray_bad_address_is_one_line(tmp_path, capsys):
     code = main(["run", str(tmp_path / "t.toml"), "--out", str(tmp_path / "o"), "--ray", "nohost"])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "cluster.address: expected" in err
+
+
+@pytest.mark.parametrize("args", [["--rounds", "0"], ["--hand-cap", "0"], ["--slots", "0"],
+                                  ["--cpus-per-bot", "0"], ["--project-bots", "2"]])
+def test_bench_cluster_bad_arguments_are_one_line(capsys, args):
+    assert main(["bench", "cluster", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("arena: error: ") and err.count("\n") == 1
+
+
+def test_bench_cluster_without_ray_names_the_extra(no_ray, monkeypatch, capsys):
+    import builtins
+    real_import = builtins.__import__
+
+    def no_ray_import(name, *args, **kwargs):
+        if name == "ray" or name.startswith("ray."):
+            raise ImportError("No module named 'ray'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_ray_import)
+    assert main(["bench", "cluster"]) == 2
+    err = capsys.readouterr().err
+    assert "arena358[ray]" in err and err.count("\n") == 1
