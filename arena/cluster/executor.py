@@ -12,7 +12,7 @@ the match goes to the next idle worker and the dead one is replaced by a new act
 where the cluster has room). A match that loses ``MAX_LOST + slots`` workers in a row stops the
 run with :class:`ClusterError` (the results so far are kept; rerun to resume). A bot crash is a
 bot fault: workers report crashes and the driver counts them over the whole cluster,
-disqualifying a bot after more than ``faults.max_crashes`` as ``local`` does.
+disqualifying a bot at its ``faults.max_crashes``-th crash as ``local`` does.
 """
 
 from __future__ import annotations
@@ -276,13 +276,14 @@ class RayExecutor:
         limit = self.cfg.faults.max_crashes
         for name, n in reply.crashes.items():
             self.crashes[name] += n
-            if self.crashes[name] > limit and name not in self.disqualified:
-                self.disqualified[name] = f"disqualified after {self.crashes[name]} crashes"
+            total = self.crashes[name]
+            if total >= limit and name not in self.disqualified:   # as BotPool counts
+                reason = f"disqualified after {total} crash{'es' if total > 1 else ''}"
+                self.disqualified[name] = reason
                 self._disqualifications.append(
-                    f"{name!r} was disqualified after {self.crashes[name]} crashes (on the "
-                    f"cluster); see {self.log_dir}")
-                self.on_event(f"bot {name!r} is disqualified after {self.crashes[name]} "
-                              "crashes; its remaining matches are forfeited")
+                    f"{name!r} was {reason} (on the cluster); see {self.log_dir}")
+                self.on_event(f"bot {name!r} is {reason}; its remaining matches are "
+                              "forfeited")
 
     def _append_logs(self, logs: dict[str, bytes]) -> None:
         for name, data in logs.items():

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import UserError
-from ..tournament import pool as pool_module
+from ..tournament import processes as processes_module
 from ..tournament.config import TournamentConfig
 from ..tournament.executor import PlayedMatch
 from ..tournament.schedule import ScheduledMatch
@@ -68,7 +68,8 @@ class WorkerReply:
 
 
 class _ReportedGroups(set):
-    """``pool.LIVE_GROUPS`` in a worker: each add/discard is also written to the reaper."""
+    """``processes.LIVE_GROUPS`` in a worker: each add/discard is also written to the
+    reaper."""
 
     def __init__(self, pipe) -> None:  # noqa: ANN001 - the reaper's stdin (binary)
         super().__init__()
@@ -120,7 +121,7 @@ class MatchWorker:
         self.log_dir = Path(tempfile.mkdtemp(prefix="arena-worker-logs-"))
         self.reaper = subprocess.Popen([sys.executable, "-c", REAPER], stdin=subprocess.PIPE,
                                        stdout=subprocess.DEVNULL, start_new_session=True)
-        pool_module.LIVE_GROUPS = _ReportedGroups(self.reaper.stdin)
+        processes_module.LIVE_GROUPS = _ReportedGroups(self.reaper.stdin)
         self.local = LocalExecutor(self.cfg, self.log_dir, self.events.append, slots=1,
                                    bind="127.0.0.1:0")
         await self.local.start()

@@ -21,6 +21,8 @@ import sys
 from pathlib import Path
 
 from ..errors import UserError
+from ..wording import plural
+from ._values import cli_int
 from ..records import (MatchRecord, RecordError, read_record, render_html, render_text,
                        verify_record)
 from ..records.codec import atomic_write_bytes
@@ -33,7 +35,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                        description="Replay a match record trick by trick (it is always "
                        "verified against the rules engine first).")
     p.add_argument("record", help="record file (.jsonl or .jsonl.gz)")
-    p.add_argument("--hand", type=int, metavar="N", help="show only hand N (1-based)")
+    p.add_argument("--hand", type=cli_int(), metavar="N", help="show only hand N (1-based)")
     p.add_argument("--seat", metavar="S",
                    help="show only what seat S (0, 1, 2 or a bot name) knew at each moment")
     p.add_argument("--verify", action="store_true",
@@ -90,8 +92,9 @@ def run(args: argparse.Namespace) -> int:
     if args.verify:
         decisions = sum(len(h.decisions) for h in record.hands)
         faults = sum(s.faults for s in record.header.seats)
-        _emit(f"OK {path}: match {clean(record.header.match_id)}, {n} hands, {decisions} "
-              f"decisions, {faults} faults, scores {list(record.result.scores)}, placings "
+        _emit(f"OK {path}: match {clean(record.header.match_id)}, {plural(n, 'hand')}, "
+              f"{plural(decisions, 'decision')}, {plural(faults, 'fault')}, scores "
+              f"{list(record.result.scores)}, placings "
               f"{list(record.result.placings)}: verified against the rules engine\n")
     if args.html:
         out = Path(args.html)

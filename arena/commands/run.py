@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 from ..errors import UserError
+from ..safetext import printable
+from ..wording import plural
 from ..tournament.config import load_config, with_cluster
 from ..tournament.standings import format_standings
 from ._signals import Interrupted, run_guarded
@@ -29,8 +31,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the tournament and print the standings; exit 0, 2 on a user mistake, 128+N when
-    stopped by signal N."""
+    """Run the tournament and print the standings; exit 0, 2 on a user mistake (bad config, a
+    bot command that cannot start), 3 when a bot never started (or a remote bot never
+    connected), 128+N when stopped by signal N."""
     from ..protocol.errors import ServerStartError
     from ..tournament.runner import run_tournament
     cfg = load_config(args.config)
@@ -53,13 +56,30 @@ def run(args: argparse.Namespace) -> int:
                         "resume once fixed") from None
 
     print(format_standings(outcome.standings, "text"), end="")
-    for line in outcome.disqualifications:
-        print(f"arena: warning: bot {line}", file=sys.stderr)
+    for line in outcome.disqualifications:   # they may quote a bot's log line
+        print(f"arena: warning: bot {printable(line)}", file=sys.stderr)
     if outcome.disqualifications:
         print("arena: warning: their remaining matches were forfeited; after fixing the bot, "
               "run again with a fresh --out directory (this one keeps the forfeits)",
               file=sys.stderr)
-    print(f"\n{outcome.played_now} matches played now, {outcome.already_done} resumed from "
-          f"earlier runs, {outcome.scheduled} scheduled; results in {out}/ "
-          f"(standings.md/.csv/.json, records/, logs/)")
-    return 0
+    print(f"\n{plural(outcome.played_now, 'match')} played now, {outcome.already_done} "
+          f"resumed from earlier runs, {outcome.scheduled} scheduled; results in {out}/ "
+          f"(standings.md/.csv/.json, los.csv, headtohead.csv, records/, logs/)")
+    return _never_started(outcome.never_started)
+
+
+#: exit status of ``arena run`` when a bot never started
+EXIT_BOT_NEVER_STARTED = 3
+
+
+def _never_started(absent: tuple[tuple[str, str], ...]) -> int:
+    """Print the summary of the bots that never started; the exit status."""
+    if not absent:
+        return 0
+    for name, reason in absent:
+        print(f"arena: error: bot {printable(repr(name))} never started: {printable(reason)}",
+              file=sys.stderr)
+    names = printable(", ".join(repr(n) for n, _ in absent))
+    print(f"arena: {len(absent)} bot{'s' if len(absent) > 1 else ''} never started ({names}): "
+          "their matches were forfeited and are kept out of the ratings", file=sys.stderr)
+    return EXIT_BOT_NEVER_STARTED

@@ -2,11 +2,12 @@
 
 Command line of a bot script that calls ``run(MyPlayer())``::
 
-    python my_bot.py --arena HOST:PORT --token TOKEN [--name NAME] [--log-level INFO]
+    ARENA_TOKEN=TOKEN python my_bot.py --arena HOST:PORT [--name NAME] [--log-level INFO]
                      [--connect-timeout 10]
 
 ``--arena`` / ``--token`` default to the environment variables ``ARENA_ADDRESS`` /
-``ARENA_TOKEN``. Logs go to stderr (stdout is left to the bot).
+``ARENA_TOKEN`` (the arena passes the token in ``ARENA_TOKEN`` only: ``--token`` is visible to
+every local user in ``/proc``). Logs go to stderr (stdout is left to the bot).
 
 Behaviour: connect (waiting up to ``--connect-timeout`` seconds for the arena), register,
 then for every message: ``MatchStart`` -> ``player.on_match_start(info)``; ``DecisionRequest``

@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // A 358 Arena bot in JavaScript: plays a uniformly random legal action at every decision.
 //
-//   node bot.js --arena HOST:PORT --token TOKEN [--name NAME] [--seed N]
+//   ARENA_TOKEN=TOKEN node bot.js --arena HOST:PORT [--name NAME] [--seed N]
 //
-// (--arena / --token default to $ARENA_ADDRESS / $ARENA_TOKEN.) It loads the protocol from
-// proto/threefiveeight/v1/arena.proto at run time (no generated code), opens the Play stream,
-// registers, answers every DecisionRequest with one of view.legal_actions (action text such as
-// "AS", "trump:H", "give:2:10D"), and exits 0 when the arena closes the stream or on
+// (--arena / --token default to $ARENA_ADDRESS / $ARENA_TOKEN; the arena passes the token in
+// the environment only, since a command line is visible to every local user.) It loads the
+// protocol from proto/threefiveeight/v1/arena.proto at run time (no generated code), opens the
+// Play stream, registers, answers every DecisionRequest with one of view.legal_actions (action
+// text such as "AS", "trump:H", "give:2:10D"), and exits 0 when the arena closes the stream or on
 // SIGTERM/SIGINT; 3 when the registration is rejected, 1 on a connection error, 2 on bad
 // arguments. Logs go to stderr.
 'use strict';

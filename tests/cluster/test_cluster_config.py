@@ -34,10 +34,11 @@ def test_ray_backend_fields():
 
 
 @pytest.mark.parametrize("line, problem", [
-    ('backend = "k8s"', "cluster.backend: Input should be 'local' or 'ray'"),
+    ('backend = "k8s"', "cluster.backend: Input should be 'local' or 'ray' (got 'k8s')"),
     ('address = "head"', 'cluster.address: expected "auto", "local", "ray://HOST:PORT" or '
                          '"HOST:PORT", got \'head\''),
-    ("cpus_per_bot = -1", "cluster.cpus_per_bot: Input should be greater than or equal to 0"),
+    ("cpus_per_bot = -1", "cluster.cpus_per_bot: Input should be greater than or equal to 0 "
+                          "(got -1)"),
     ('runtime_env = { working_dir = "." }', "cluster: give working_dir as [cluster] "
                                             "working_dir, not in runtime_env"),
 ])
@@ -50,7 +51,7 @@ def test_bad_cluster_fields(line, problem):
 def test_remote_bots_are_refused_on_ray():
     pytest.importorskip("ray", reason="ray is not installed (pip install 'arena358[ray]')")
     text = config_text(None, tag="x") + ('[cluster]\nbackend = "ray"\n[[bots]]\nname = "v"\n'
-                                         'remote = true\ntoken = "t"\n')
+                                         'remote = true\ntoken = "0123456789abcdef0123"\n')
     with pytest.raises(ConfigError, match="remote bots cannot join a tournament on a Ray"):
         parse_config(text, "t.toml")
 

@@ -17,11 +17,11 @@ def reply(crashes=None, logs=None, events=()):
 def test_crashes_add_up_across_workers_then_disqualify(tmp_path):
     (tmp_path / "logs").mkdir()
     events = []
-    ex = RayExecutor(make_config(None, tag="x", max_crashes=2), tmp_path, events.append)
+    ex = RayExecutor(make_config(None, tag="x", max_crashes=3), tmp_path, events.append)
     ex._absorb(reply({"random-1": 1}))
     ex._absorb(reply({"random-1": 1, "random-0": 1}))     # another worker
     assert ex.disqualified == {} and ex.disqualifications == []
-    ex._absorb(reply({"random-1": 1}))
+    ex._absorb(reply({"random-1": 1}))                    # the 3rd: as BotPool counts
     assert ex.disqualified == {"random-1": "disqualified after 3 crashes"}
     assert ex.disqualifications == [f"'random-1' was disqualified after 3 crashes (on the "
                                     f"cluster); see {tmp_path / 'logs'}"]

@@ -79,7 +79,7 @@ def test_same_results_and_records_as_local(tmp_path, ray_2cpus):
 
 def test_bot_crash_is_a_bot_fault_counted_on_the_driver(tmp_path, capfd, ray_2cpus):
     """As with ``local`` (tests/tournament/test_faults.py): a bot crashing in every match is
-    restarted, forfeits, and is disqualified after more than max_crashes crashes; the worker
+    restarted, forfeits, and is disqualified at its max_crashes-th crash; the worker
     survives it, and the crash messages name the driver's log file."""
     tag = new_tag()
     cfg = make_config("crash", tag=tag, max_crashes=2, time_ms=10_000, extra=ray_extra(1, 0.25))
@@ -90,12 +90,12 @@ def test_bot_crash_is_a_bot_fault_counted_on_the_driver(tmp_path, capfd, ray_2cp
     rows = stored(tmp_path / "o")
     reasons = [r.forfeit_reasons[r.seats.index("bad")] for r in rows.values()]
     assert all(r.forfeited[r.seats.index("bad")] for r in rows.values())
-    assert sum("disconnect" in x for x in reasons) == 3          # crashed in 3 matches
-    assert sum("disqualified after 3 crashes" in x for x in reasons) == 3
+    assert sum("disconnect" in x for x in reasons) == 2          # crashed in 2 matches
+    assert sum("disqualified after 2 crashes" in x for x in reasons) == 4
     assert len(outcome.disqualifications) == 1 and "'bad'" in outcome.disqualifications[0]
     assert f"bot 'bad' disconnected or crashed (log: {tmp_path / 'o' / 'logs' / 'bad.log'})" \
         in err
-    assert (tmp_path / "o" / "logs" / "bad.log").read_text().count("=== ") == 3  # 3 starts
+    assert (tmp_path / "o" / "logs" / "bad.log").read_text().count("=== ") >= 2  # came back
 
 
 def test_bots_die_with_their_worker(tmp_path, ray_2cpus):
