@@ -11,7 +11,7 @@ from pathlib import Path
 from ..errors import UserError
 from ..safetext import printable
 from ..wording import plural
-from ..tournament.config import load_config
+from ..tournament.config import load_config, with_cluster
 from ..tournament.standings import format_standings
 from ._signals import Interrupted, run_guarded
 
@@ -27,6 +27,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true",
                    help="print the summary (standings, match counts, disqualifications) as "
                    "one line of JSON instead of the table")
+    p.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
+                   help="play the matches on a Ray cluster ([cluster] backend = \"ray\"); "
+                   "ADDRESS: auto (a cluster started here with `ray start`), local (a private "
+                   "Ray instance), ray://HOST:PORT or HOST:PORT (default: [cluster] address)")
     p.set_defaults(func=run)
 
 
@@ -37,6 +41,9 @@ def run(args: argparse.Namespace) -> int:
     signal N."""
     from . import _logging
     cfg = load_config(args.config)
+    if getattr(args, "ray", None) is not None:
+        fields = {"backend": "ray", **({"address": args.ray} if args.ray else {})}
+        cfg = with_cluster(cfg, args.config, **fields)
     out = Path(args.out) if args.out else Path("runs") / Path(args.config).stem
     with ExitStack() as stack:
         try:

@@ -23,6 +23,8 @@ Example (see ``examples/sample.toml``)::
     tls_key = "server.key"
     client_ca = "clients-ca.pem"    # optional: require client certificates (mutual TLS)
     tls_ca = "ca.pem"               # optional: CA bots started by the arena verify it with
+    [cluster]                       # where matches run (issue 15; docs: README "Ray cluster")
+    backend = "local"               # or "ray" (needs the extra: pip install 'arena358[ray]')
 
     [[bots]]
     name = "random"
@@ -39,12 +41,13 @@ problem and every problem at once (:mod:`arena.tournament.problems`), never a tr
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import re
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import (BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr,
                       ValidationError, field_validator, model_validator)
@@ -162,6 +165,51 @@ class ServerSection(_Strict):
         return v
 
 
+class ClusterSection(_Strict):
+    """``[cluster]``: where matches are played.
+
+    ``backend = "local"`` (default) plays them in this process; ``"ray"`` on a Ray cluster
+    (``arena/cluster/``): ``address`` is ``"auto"`` (the cluster started on this machine with
+    ``ray start``, or ``RAY_ADDRESS``), ``"local"`` (a private single-machine Ray instance for
+    this run), ``"ray://HOST:PORT"`` (Ray Client) or ``"HOST:PORT"`` (a cluster's GCS).
+    ``slots`` workers (default: ``tournament.concurrency``) each play one match at a time and
+    reserve ``3 * cpus_per_bot`` CPUs. ``working_dir`` (a local directory) is shipped to every
+    node with Ray's ``runtime_env`` and is the bots' working directory there; ``runtime_env``
+    holds further Ray runtime-environment fields (e.g. ``env_vars``).
+    """
+
+    backend: Literal["local", "ray"] = "local"
+    address: StrictStr = "auto"
+    slots: StrictInt | None = Field(None, ge=1, le=4096)
+    cpus_per_bot: StrictInt | StrictFloat = Field(1.0, ge=0, le=1024)
+    working_dir: StrictStr | None = None
+    runtime_env: dict[StrictStr, Any] = Field(default_factory=dict)
+
+    @field_validator("backend")
+    @classmethod
+    def _ray_installed(cls, v: str) -> str:
+        if v == "ray" and importlib.util.find_spec("ray") is None:
+            raise ValueError(RAY_MISSING)
+        return v
+
+    @field_validator("address")
+    @classmethod
+    def _address(cls, v: str) -> str:
+        if v in ("auto", "local") or re.fullmatch(r"(ray://)?[^\s:/]+:\d{1,5}", v):
+            return v
+        raise ValueError(f'expected "auto", "local", "ray://HOST:PORT" or "HOST:PORT", got {v!r}')
+
+    @model_validator(mode="after")
+    def _env(self) -> ClusterSection:
+        if "working_dir" in self.runtime_env:
+            raise ValueError("give working_dir as [cluster] working_dir, not in runtime_env")
+        return self
+
+
+RAY_MISSING = ("backend \"ray\" needs Ray, which is not installed; install it with: "
+               "python3 -m pip install 'arena358[ray]'")
+
+
 class BotEntry(_Strict):
     name: StrictStr = Field(min_length=1, max_length=64)
     command: list[StrictStr] | None = None
@@ -215,6 +263,7 @@ class TournamentConfig(_Strict):
     time: TimeSection = TimeSection()
     faults: FaultSection = FaultSection()
     server: ServerSection = ServerSection()
+    cluster: ClusterSection = ClusterSection()
     bots: list[BotEntry]
 
     @model_validator(mode="after")
@@ -295,3 +344,21 @@ def load_config(path: str | Path) -> TournamentConfig:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{p}: cannot read: {exc}") from None
     return parse_config(text, str(p))
+
+
+def with_cluster(cfg: TournamentConfig, source: str, **fields: Any) -> TournamentConfig:
+    """``cfg`` with ``[cluster]`` fields replaced (``arena run --ray``), validated as if the file
+    said so.
+
+    Raises:
+        ConfigError: ``"SOURCE: cluster.FIELD: problem"`` (e.g. Ray is not installed).
+    """
+    data = cfg.model_dump()
+    data["cluster"] = {**data["cluster"], **fields}
+    try:
+        return TournamentConfig.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        msg = first["msg"].removeprefix("Value error, ")
+        raise ConfigError(f"{source}: {where + ': ' if where else ''}{msg}") from None

@@ -125,6 +125,7 @@ def cross_problems(data: Any) -> list[Problem]:
     if isinstance(bots, list):
         out += _bot_problems(bots)
     out += _rules_problems(data)
+    out += _cluster_problems(data)
     section = data.get("tournament")
     deals = section.get("deals_per_table", 1) if isinstance(section, dict) else 1
     n = len(bots) if isinstance(bots, list) else 0
@@ -135,6 +136,16 @@ def cross_problems(data: Any) -> list[Problem]:
                         f"the schedule would have {matches:,} matches (more than "
                         f"{MAX_MATCHES:,}); use fewer bots or deals_per_table"))
     return out
+
+
+def _cluster_problems(data: dict) -> list[Problem]:
+    """Remote bots cannot join a Ray run: each worker has its own arena server (issue 15)."""
+    cluster, bots = data.get("cluster"), data.get("bots")
+    if (isinstance(cluster, dict) and cluster.get("backend") == "ray" and isinstance(bots, list)
+            and any(isinstance(b, dict) and b.get("remote") is True for b in bots)):
+        return [("cluster.backend", "remote bots cannot join a tournament on a Ray cluster "
+                 "(each worker runs its own arena server); use backend = \"local\"")]
+    return []
 
 
 def _bot_problems(bots: list[Any]) -> list[Problem]:

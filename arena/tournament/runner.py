@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import gzip
 import logging
 import os
 import sys
@@ -29,12 +30,13 @@ from typing import Any
 from ..errors import UserError
 from ..match import MatchResult, MatchSpec, run_match
 from ..protocol.server import ArenaServer
-from ..records import record_from_result, write_record
+from ..records import record_from_result
 from ..ratings.formatting import CSV_FILES, H2H_COLUMNS, LOS_COLUMNS, csv_tables
-from ..records.codec import atomic_write_bytes
+from ..records.codec import atomic_write_bytes, dumps_record
 from ..safetext import printable
 from .config import TournamentConfig
-from .pool import BotPool
+from .executor import MatchExecutor, PlayedMatch, record_relpath
+from .pool import BotPool, ProcessTracker
 from .preflight import preflight
 from .proctable import ProcessTable
 from .schedule import ScheduledMatch, make_schedule
@@ -135,11 +137,13 @@ def check_bots(cfg: TournamentConfig) -> None:
         raise PreflightError("; ".join(problems) + " (nothing was played)")
 
 
-def max_connections(cfg: TournamentConfig) -> int:
-    """The server's connection cap: every bot instance, plus as many waiting to register
-    (restarts overlap) and the unregistered allowance."""
+def max_connections(cfg: TournamentConfig, slots: int | None = None) -> int:
+    """The server's connection cap: every bot instance (``slots`` per spawned bot, default
+    the tournament's concurrency), plus as many waiting to register (restarts overlap) and the
+    unregistered allowance."""
     from ..protocol.limits import MAX_UNREGISTERED
-    instances = sum(1 if b.remote else cfg.tournament.concurrency for b in cfg.bots)
+    per_bot = slots or cfg.tournament.concurrency
+    instances = sum(1 if b.remote else per_bot for b in cfg.bots)
     return 2 * instances + MAX_UNREGISTERED
 
 
@@ -172,7 +176,7 @@ class _Progress:
         else:
             print(text, file=sys.stderr, flush=True)
 
-    def advance(self, m: ScheduledMatch, result: MatchResult) -> None:
+    def advance(self, m: ScheduledMatch, result: ResultRow) -> None:
         self.done += 1
         self.faults += sum(result.faults)
         logging.getLogger("arena.tournament").info(
@@ -223,7 +227,6 @@ async def run_tournament(cfg: TournamentConfig, out: Path, *, progress: bool = T
 async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
                       on_match: Callable[[ScheduledMatch], None] | None) -> TournamentOutcome:
     names = [b.name for b in cfg.bots]
-    rules = cfg.rules_config()
     with Store(out / "results.sqlite") as store:   # refuses a file that is not a store
         (out / "records").mkdir(exist_ok=True)
         (out / "logs").mkdir(exist_ok=True)
@@ -243,25 +246,7 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
         played = 0
         disqualified: list[str] = []
         if pending:
-            check_bots(cfg)
-            server = ArenaServer(cfg.server.bind,
-                                 register_timeout_s=cfg.faults.register_timeout_s,
-                                 max_connections=max_connections(cfg),
-                                 on_warning=prog.warning,
-                                 tls=cfg.server.tls_config())
-            port = await server.start()
-            address = server_address(cfg.server.bind, port)
-            remote = [b.name for b in cfg.bots if b.remote]
-            if remote:  # shown even with --quiet: remote bots need the address
-                print(f"arena listening on {address}; remote bots ({', '.join(remote)}) join "
-                      f"with --arena {address} --token <their token>", file=sys.stderr,
-                      flush=True)
-            pool = BotPool(server, cfg.bots, address, out / "logs",
-                           slots=cfg.tournament.concurrency,
-                           register_timeout_s=cfg.faults.register_timeout_s,
-                           max_crashes=cfg.faults.max_crashes, on_event=prog.message,
-                           tracker=procs,
-                           extra_env=cfg.server.bot_env())
+            executor = make_executor(cfg, out, prog, procs)
             queue: asyncio.Queue[ScheduledMatch] = asyncio.Queue()
             for m in pending:
                 queue.put_nowait(m)
@@ -270,22 +255,23 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
                 nonlocal played
                 while not queue.empty():
                     m = queue.get_nowait()
-                    result = await _play_one(cfg, rules, m, pool)
+                    done = await executor.play(m)
                     # finished normally: the record and its row are written even if the run
                     # is being cancelled meanwhile (a cancelled match never gets here)
-                    await _uncancellable(_save(out, store, m, result))
+                    await _uncancellable(_save(out, store, done))
                     played += 1
-                    prog.advance(m, result)
+                    prog.advance(m, done.row)
                     if on_match is not None:
                         on_match(m)
 
             try:
-                await _run_workers(worker, cfg.tournament.concurrency)
+                await executor.start()
+                await _run_workers(worker, executor.slots)
             finally:
                 prog.close()
-                disqualified = pool.disqualifications
+                disqualified = executor.disqualifications
                 # shielded: a cancellation arriving now must not cut the bots' shutdown short
-                await asyncio.shield(_shutdown(pool, server))
+                await asyncio.shield(executor.close())
         absent = procs.never_started()
         notes = {b.name: "did not connect" if b.remote else "never started"
                  for b in cfg.bots if b.name in absent}
@@ -295,13 +281,10 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
                              prog.faults, tuple(disqualified), tuple(absent.items()))
 
 
-async def _save(out: Path, store: Store, m: ScheduledMatch, result: MatchResult) -> None:
+async def _save(out: Path, store: Store, done: PlayedMatch) -> None:
     """Write the record of a finished match (atomically), then its result row."""
-    path = out / "records" / f"{m.match_id}.jsonl.gz"
-    record = record_from_result(result)
-    await asyncio.to_thread(write_record, record, path)
-    store.save_result(result_row(m, result, str(path.relative_to(out))),
-                      result.started_at, result.ended_at)
+    await asyncio.to_thread(atomic_write_bytes, out / done.row.record, done.record)
+    store.save_result(done.row, done.started_at, done.ended_at)
 
 
 async def _uncancellable(coro: Coroutine[Any, Any, None]) -> None:
@@ -343,6 +326,83 @@ def sweep_unfinished_records(out: Path, pending: list[ScheduledMatch]) -> int:
             path.unlink()
             n += 1
     return n
+
+
+def make_executor(cfg: TournamentConfig, out: Path, prog: _Progress,
+                  tracker: ProcessTracker | None) -> MatchExecutor:
+    """The executor ``[cluster] backend`` asks for: :class:`LocalExecutor` or Ray's (whose
+    bots run on the cluster's nodes: not in ``tracker``)."""
+    if cfg.cluster.backend == "ray":
+        from ..cluster.executor import RayExecutor
+        return RayExecutor(cfg, out, prog.message)
+    return LocalExecutor(cfg, out / "logs", prog.message, on_warning=prog.warning,
+                         tracker=tracker)
+
+
+def played_from_result(m: ScheduledMatch, result: MatchResult) -> PlayedMatch:
+    """The store row and record bytes of ``result`` (the bytes ``write_record`` would write:
+    gzip with ``mtime=0``, so equal games give equal files)."""
+    data = gzip.compress(dumps_record(record_from_result(result)).encode("utf-8"),
+                         compresslevel=6, mtime=0)
+    return PlayedMatch(result_row(m, result, record_relpath(m.match_id)), result.started_at,
+                       result.ended_at, data)
+
+
+class LocalExecutor:
+    """Plays matches in this process: the pre-flight check, one gRPC server, one bot pool
+    with ``slots`` instances per bot (``tournament.concurrency`` unless given). A Ray worker
+    runs one per actor.
+
+    Raises (from ``start``): PreflightError, ServerStartError.
+    """
+
+    def __init__(self, cfg: TournamentConfig, log_dir: Path, on_event: Callable[[str], None],
+                 *, slots: int | None = None, bind: str | None = None,
+                 on_warning: Callable[[str], None] | None = None,
+                 tracker: ProcessTracker | None = None) -> None:
+        self.cfg = cfg
+        self.rules = cfg.rules_config()
+        self.log_dir = log_dir
+        self.on_event = on_event
+        self.on_warning = on_warning or on_event
+        self.tracker = tracker
+        self.slots = slots or cfg.tournament.concurrency
+        self.bind = bind or cfg.server.bind
+        self.server: ArenaServer | None = None
+        self.pool: BotPool | None = None
+
+    @property
+    def disqualifications(self) -> list[str]:
+        return self.pool.disqualifications if self.pool is not None else []
+
+    async def start(self) -> None:
+        cfg = self.cfg
+        check_bots(cfg)
+        server = ArenaServer(self.bind, register_timeout_s=cfg.faults.register_timeout_s,
+                             max_connections=max_connections(cfg, self.slots),
+                             on_warning=self.on_warning, tls=cfg.server.tls_config())
+        port = await server.start()
+        self.server = server
+        address = server_address(self.bind, port)
+        remote = [b.name for b in cfg.bots if b.remote]
+        if remote:  # shown even with --quiet: remote bots need the address
+            print(f"arena listening on {address}; remote bots ({', '.join(remote)}) join "
+                  f"with --arena {address} --token <their token>", file=sys.stderr,
+                  flush=True)
+        self.pool = BotPool(server, cfg.bots, address, self.log_dir, slots=self.slots,
+                            register_timeout_s=cfg.faults.register_timeout_s,
+                            max_crashes=cfg.faults.max_crashes, on_event=self.on_event,
+                            tracker=self.tracker, extra_env=cfg.server.bot_env())
+
+    async def play(self, m: ScheduledMatch) -> PlayedMatch:
+        result = await _play_one(self.cfg, self.rules, m, self.pool)
+        return await asyncio.to_thread(played_from_result, m, result)
+
+    async def close(self) -> None:
+        if self.pool is not None:
+            await _shutdown(self.pool, self.server)
+        elif self.server is not None:
+            await self.server.stop()
 
 
 async def _shutdown(pool: BotPool, server: ArenaServer) -> None:
