@@ -1,6 +1,6 @@
 """Deliberately broken bots for the conformance checker's tests (raw protocol, no SDK).
 
-Usage: ``python tests/conformance/brokenbot.py --mode MODE --arena HOST:PORT --token T``
+Usage: ``ARENA_TOKEN=T python tests/conformance/brokenbot.py --mode MODE --arena HOST:PORT``
 
 Modes: ``good`` (first legal action, a correct bot); ``illegal`` answers a card it does not
 hold / an action that is not offered; ``unknown-crash`` exits with status 1 on a message with
@@ -66,7 +66,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--mode", required=True)
     ap.add_argument("--arena", required=True)
-    ap.add_argument("--token", required=True)
+    ap.add_argument("--token", default=os.environ.get("ARENA_TOKEN"),
+                    help="default: $ARENA_TOKEN (the arena passes it there)")
     args = ap.parse_args()
     sys.exit(asyncio.run(serve(args.mode, args.arena, args.token)))
 

@@ -121,7 +121,8 @@ def test_foreign_database_is_refused_untouched(tmp_path, capsys, make, expected)
     assert main(["ratings", str(out)]) == 2
     assert expected in one_error_line(capsys)
     assert db.read_bytes() == before
-    assert sorted(p.name for p in out.iterdir()) == [".arena.lock", "results.sqlite"]
+    # the refusal is logged in arena.log; nothing else is written
+    assert sorted(p.name for p in out.iterdir()) == [".arena.lock", "arena.log", "results.sqlite"]
 
 
 def test_empty_file_becomes_a_store(tmp_path):
