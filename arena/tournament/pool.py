@@ -305,7 +305,9 @@ class BotPool:
         if not died.done() or died.cancelled():
             why = f"did not register within {self.register_timeout_s:g} s"
         else:
-            why = f"exited with status {proc.returncode} before registering"
+            rc = proc.returncode
+            why = (f"exited with status {rc}" if rc is not None and rc >= 0
+                   else f"was {describe_exit(rc)}") + " before registering"
             last = last_log_line(log_path)
             if last:
                 why += f" ({last})"
