@@ -218,9 +218,13 @@ class ArenaServer:
         self._peer_checks[_digest(token)] = check
 
     def _name_for(self, token: str) -> str | None:
-        """The arena's name for ``token`` (constant-time comparison), or None."""
+        """The arena's name for ``token``, or None. Looked up by the token's SHA-256 (so the
+        lookup's timing tells nothing about the expected tokens), then compared with
+        :func:`hmac.compare_digest`."""
         entry = self._expected.get(_digest(token))
-        if entry is None or not hmac.compare_digest(_digest(entry[0]), _digest(token)):
+        if entry is None or not hmac.compare_digest(
+                entry[0].encode("utf-8", "surrogatepass"),
+                token.encode("utf-8", "surrogatepass")):
             return None
         return entry[1]
 

@@ -29,6 +29,7 @@ import logging
 import os
 import re
 import secrets
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -42,7 +43,7 @@ from ..protocol.errors import redact
 from .config import BotEntry
 from .peercheck import check_peer
 from .processes import LIVE_GROUPS, describe_exit, kill_all_now, spawn, terminate
-from .reaper import INSTANCE_ENV, start_ticks
+from .reaper import INSTANCE_ENV, ProcessRecord, kill_leftovers, start_ticks
 
 __all__ = ["BotPool", "LIVE_GROUPS", "UnavailableBot", "bot_argv", "kill_all_now",
            "last_log_line", "safe_filename"]
@@ -92,6 +93,7 @@ class Instance:
     tag: str = ""
     number: int = 0
     log_path: Path | None = None
+    start_ticks: int = 0
 
 
 @dataclass
@@ -286,8 +288,9 @@ class BotPool:
             return None, reason
         inst = Instance(None, proc, token, tag, number, log_path)  # type: ignore[arg-type]
         self.live[proc] = inst
+        inst.start_ticks = start_ticks(proc.pid) or 0
         if self.tracker is not None:
-            self.tracker.spawned(tag, e.name, proc.pid, start_ticks(proc.pid) or 0)
+            self.tracker.spawned(tag, e.name, proc.pid, inst.start_ticks)
         port = self.server.port
         if port:
             self.server.set_peer_check(token, lambda peer: check_peer(peer, port, proc.pid))
@@ -306,7 +309,9 @@ class BotPool:
         if not died.done() or died.cancelled():
             why = f"did not register within {self.register_timeout_s:g} s"
         else:
-            why = f"exited with status {proc.returncode} before registering"
+            rc = proc.returncode
+            why = (f"exited with status {rc}" if rc is not None and rc >= 0
+                   else f"was {describe_exit(rc)}") + " before registering"
             last = last_log_line(log_path)
             if last:
                 why += f" ({last})"
@@ -321,6 +326,11 @@ class BotPool:
             self.server.forget(inst.token)
         if inst.proc is not None:
             await terminate(inst.proc)
+            if inst.proc.returncode == -signal.SIGKILL and inst.tag:
+                # the supervisor may have been killed before it could end the bot's children
+                # (or the bot was): end whatever carries the instance's tag or group
+                record = ProcessRecord(inst.tag, "", inst.proc.pid, inst.start_ticks)
+                await asyncio.to_thread(kill_leftovers, [record], 1.0)
             self._ended(inst)
 
     def _ended(self, inst: Instance) -> None:

@@ -11,8 +11,9 @@ It starts COMMAND (the bot) as its only child and then:
   so it can always find and end the bot's whole process tree;
 - its *parent-death signal* (``prctl(PR_SET_PDEATHSIG)``) is :data:`KILL_NOW`: when the arena
   process dies, however (``kill -9`` included), the kernel signals it and it SIGKILLs every
-  descendant and exits. If the arena is already gone when it starts (``ARENA_PID`` is not its
-  parent any more), it exits without starting the bot;
+  descendant and exits; it also checks every :data:`WATCH_S` seconds that ``ARENA_PID`` is
+  still its parent. If the arena is already gone when it starts, it exits without starting the
+  bot;
 - SIGTERM, SIGINT or SIGHUP (the arena ending the bot): SIGTERM goes to the bot (and its
   process group); whatever is still alive ``GRACE_MS`` milliseconds later is SIGKILLed;
 - when the bot exits, every descendant it left behind is SIGKILLed, and the supervisor exits
@@ -32,6 +33,7 @@ import ctypes
 import os
 import signal
 import sys
+import time
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
@@ -39,6 +41,8 @@ PR_SET_CHILD_SUBREAPER = 36
 KILL_NOW = signal.SIGUSR1
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 EXIT_CANNOT_START = 127
+#: seconds between checks that the arena is still the parent (besides its death signal)
+WATCH_S = 0.5
 
 
 def children(me: int) -> list[int]:
@@ -66,39 +70,70 @@ class Supervisor:
         self.grace_s = grace_ms / 1000
         self.me = os.getpid()
         self.bot = 0
-        self.stopping = False
+        self.status: int | None = None    # the bot's wait status, once reaped
+        self.deadline: float | None = None  # after SIGTERM: when the grace ends
         self.killing = False
 
+    def on_signal(self, signum: int) -> None:
+        """A signal taken from the pending set (see :func:`serve`)."""
+        if signum == KILL_NOW or os.getppid() != self.parent:
+            self.killing = True
+        elif signum in STOP_SIGNALS and self.deadline is None:
+            self.deadline = time.monotonic() + self.grace_s
+            for send in (lambda: os.killpg(os.getpgrp(), signal.SIGTERM),
+                         lambda: os.kill(self.bot, signal.SIGTERM)):
+                try:
+                    send()
+                except OSError:
+                    pass
+
+    def reap(self) -> bool:
+        """Reap every child that has exited; False once no child is left."""
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return False
+            if pid == 0:
+                return True
+            if pid == self.bot:
+                self.status = status
+
     def kill_children(self) -> None:
-        """SIGKILL every direct child (orphaned descendants become children; the main loop
-        calls this again after each one it reaps, until none is left)."""
-        self.killing = True
+        """SIGKILL every direct child (orphaned descendants become children, and are killed
+        on a later round)."""
         for pid in children(self.me):
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
 
-    def on_kill_now(self, _signum: int, _frame: object) -> None:
-        self.kill_children()
+    def serve(self) -> int:
+        """Wait for the bot's end (or the arena's), end every descendant; the bot's status.
 
-    def on_stop(self, _signum: int, _frame: object) -> None:
-        if os.getppid() != self.parent:  # the arena is gone: no grace
-            self.kill_children()
-            return
-        if self.stopping:
-            return
-        self.stopping = True
-        for send in (lambda: os.killpg(os.getpgrp(), signal.SIGTERM),
-                     lambda: os.kill(self.bot, signal.SIGTERM)):
-            try:
-                send()
-            except OSError:
-                pass
-        signal.setitimer(signal.ITIMER_REAL, max(self.grace_s, 0.001))
-
-    def on_alarm(self, _signum: int, _frame: object) -> None:
-        self.kill_children()
+        Signals stay blocked and are taken with ``sigtimedwait`` (no asynchronous handlers);
+        every wake-up, at least every :data:`WATCH_S` seconds, also checks that the arena is
+        still the parent, in case its death signal was missed.
+        """
+        waited = {signal.SIGCHLD, KILL_NOW, signal.SIGALRM, *STOP_SIGNALS}
+        while True:
+            timeout = 0.02 if self.killing else WATCH_S
+            if self.deadline is not None:
+                timeout = max(0.001, min(timeout, self.deadline - time.monotonic()))
+            info = signal.sigtimedwait(waited, timeout)
+            if info is not None:
+                self.on_signal(info.si_signo)
+            if os.getppid() != self.parent:
+                self.killing = True
+            if self.deadline is not None and time.monotonic() >= self.deadline:
+                self.killing = True
+            left = self.reap()
+            if self.status is not None:
+                self.killing = True   # the bot is gone: so goes whatever it left behind
+            if not left:
+                return self.status if self.status is not None else signal.SIGKILL
+            if self.killing:
+                self.kill_children()
 
 
 def _start_bot(sup: Supervisor, libc: ctypes.CDLL, command: list[str],
@@ -107,7 +142,7 @@ def _start_bot(sup: Supervisor, libc: ctypes.CDLL, command: list[str],
     if pid:
         return pid
     try:  # the child: default signal handling, then become the bot
-        for sig in (*STOP_SIGNALS, KILL_NOW, signal.SIGALRM, signal.SIGPIPE, signal.SIGXFSZ):
+        for sig in (signal.SIGPIPE, signal.SIGXFSZ):
             signal.signal(sig, signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
@@ -141,31 +176,15 @@ def main(argv: list[str]) -> None:
     sup = Supervisor(int(argv[1]), int(argv[2]))
     command = argv[4:]
     libc = ctypes.CDLL(None, use_errno=True)
-    handled = {*STOP_SIGNALS, KILL_NOW, signal.SIGALRM}
-    # blocked until the bot's pid is known, so no signal can slip between check and fork
-    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, handled)
+    # every signal it acts on stays blocked: taken in order by sigtimedwait (Supervisor.serve)
+    old_mask = signal.pthread_sigmask(
+        signal.SIG_BLOCK, {signal.SIGCHLD, KILL_NOW, signal.SIGALRM, *STOP_SIGNALS})
     libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     libc.prctl(PR_SET_PDEATHSIG, KILL_NOW, 0, 0, 0)
     if os.getppid() != sup.parent:  # the arena died before we could watch it
         os._exit(1)
-    signal.signal(KILL_NOW, sup.on_kill_now)
-    signal.signal(signal.SIGALRM, sup.on_alarm)
-    for sig in STOP_SIGNALS:
-        signal.signal(sig, sup.on_stop)
     sup.bot = _start_bot(sup, libc, command, old_mask)
-    signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
-    status = None
-    while True:
-        try:
-            pid, st = os.waitpid(-1, 0)
-        except ChildProcessError:
-            break
-        if pid == sup.bot:
-            status = st
-            sup.killing = True
-        if sup.killing:
-            sup.kill_children()
-    _exit_like(status if status is not None else 9)
+    _exit_like(sup.serve())
 
 
 if __name__ == "__main__":
