@@ -16,7 +16,7 @@ The exchange logic lives in :mod:`arena.rules.exchange`, views in :mod:`arena.ru
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from . import exchange as xchg
 from . import scoring
@@ -446,7 +446,7 @@ class MatchState:
             tuple(self.tricks), tuple(self.tricks_won), pts, tuple(self.scores)))
         reason, winner = scoring.end_reason(self.cfg, self.hand_number, self.scores,
                                             self.tricks_won, self.contract == MISERE,
-                                            self._earlier_scores())
+                                            self.hand_points)
         if reason is None:
             self._start_next_hand()
             return
@@ -457,15 +457,6 @@ class MatchState:
         self.current_seat = None
         self._legal = []
         self._placings = scoring.placings(self.scores, winner)
-
-    def _earlier_scores(self) -> Iterator[tuple[int, int, int]]:
-        """Match scores after the hands before the current one, most recent first, back to
-        the scores the match (or ``from_position``) started from; lazy (``end_reason`` reads
-        only the tied run it needs)."""
-        a, b, c = self.scores
-        for pa, pb, pc in reversed(self.hand_points):
-            a, b, c = a - pa, b - pb, c - pc
-            yield a, b, c
 
     def __repr__(self) -> str:
         return (f"MatchState(preset={self.cfg.preset!r}, hand={self.hand_number}, "
