@@ -26,7 +26,8 @@ from .actions import Decision
 from .cards import mask_of, parse_card
 from .errors import RulesError
 from .history import hand_steps
-from .state import MatchState, contracts_mask
+from .contracts import contracts_mask
+from .state import MatchState
 from .tricks import F1, F2, F3, FOLLOW_CODES
 from .view import View
 

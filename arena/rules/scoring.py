@@ -5,7 +5,7 @@ Per-seat tuples are indexed by seat 0..2.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from .config import RulesConfig
 
@@ -42,7 +42,7 @@ def end_condition(cfg: RulesConfig, hand_number: int, scores: Sequence[int]) -> 
 
 def end_reason(cfg: RulesConfig, hand_number: int, scores: Sequence[int],
                tricks_won: Sequence[int], misere: bool,
-               earlier: Iterable[Sequence[int]] = ()) -> tuple[str | None, int | None]:
+               hand_points: Sequence[Sequence[int]] = ()) -> tuple[str | None, int | None]:
     """The one end-of-match decision, taken after hand ``hand_number`` (1-based) is complete
     (RULES.md 2.9, 5 "ties at the end", 7).
 
@@ -51,11 +51,12 @@ def end_reason(cfg: RulesConfig, hand_number: int, scores: Sequence[int],
         hand_number: the hand just completed.
         scores: match scores per seat after it.
         tricks_won: tricks per seat in it; misere: whether it was a misère hand.
-        earlier: match scores after the hands before it, most recent first (after hand
-            ``hand_number - 1``, then ``- 2`` ...). Read lazily, only while first place was
-            shared and at most ``tie_extra_hands`` entries: only ``tie_break="extra-hands"``
-            needs it. Hands older than the entries given count as a consistent past (the
-            match went on), so a hand limit reached before them still starts the extra hands.
+        hand_points: the points per seat of the match's hands so far, this one last (as
+            ``MatchState.hand_points``); the scores after earlier hands are worked back from
+            them. Only ``tie_break="extra-hands"`` reads them, from the end and only while
+            first place was shared (at most ``tie_extra_hands`` hands back). Hands older than
+            the list count as a consistent past (the match went on), so a hand limit reached
+            before them still starts the extra hands.
 
     Returns:
         ``(reason, twelve_trick_winner)``: reason ``"twelve-tricks"``, ``"score"``,
@@ -96,7 +97,7 @@ def end_reason(cfg: RulesConfig, hand_number: int, scores: Sequence[int],
     shared = top_shared(scores)
     tie_break = cfg.tie_break
     if tie_break == "extra-hands":
-        start, started_by = _tie_break_start(cfg, hand_number, earlier)
+        start, started_by = _tie_break_start(cfg, hand_number, scores, hand_points)
         if now is not None and shared and start is None:
             start, started_by = hand_number, now          # a tie-break starts with this hand
         if start is not None and (not shared or hand_number - start >= cfg.tie_extra_hands):
@@ -110,25 +111,31 @@ def end_reason(cfg: RulesConfig, hand_number: int, scores: Sequence[int],
     return None, None
 
 
-def _tie_break_start(cfg: RulesConfig, hand_number: int,
-                     earlier: Iterable[Sequence[int]]) -> tuple[int | None, str | None]:
+def _tie_break_start(cfg: RulesConfig, hand_number: int, scores: Sequence[int],
+                     hand_points: Sequence[Sequence[int]]) -> tuple[int | None, str | None]:
     """The first hand of the tie-break in progress before hand ``hand_number`` and the
     condition that started it: the earliest hand, among the run of hands just before it that
     all ended with first place shared (at most ``tie_extra_hands`` back), at which an end
     condition held; ``(None, None)`` when there is none. See :func:`end_reason`."""
     window = cfg.tie_extra_hands
     start = reason = None
+    a, b, c = scores
     back = 0
-    for scores in earlier:
-        if back == window or not top_shared(scores):
+    for i in range(len(hand_points) - 1, -1, -1):
+        pa, pb, pc = hand_points[i]
+        a, b, c = a - pa, b - pb, c - pc                 # the scores after hand n - back - 1
+        top = a if a >= b else b
+        if top < c:
+            top = c
+        if back == window or (a == top) + (b == top) + (c == top) < 2:
             return start, reason
         back += 1
-        cond = end_condition(cfg, hand_number - back, scores)
+        cond = end_condition(cfg, hand_number - back, (a, b, c))
         if cond is not None:
             start, reason = hand_number - back, cond
         if hand_number - back <= 1:
             return start, reason
-    # the entries ran out while first place was shared: an older hand limit still counts
+    # the history ran out while first place was shared: an older hand limit still counts
     oldest = hand_number - back - 1
     if back < window and cfg.end_hands is not None and 1 <= cfg.end_hands <= oldest:
         return max(cfg.end_hands, hand_number - window), "hands"

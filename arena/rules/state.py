@@ -16,13 +16,13 @@ The exchange logic lives in :mod:`arena.rules.exchange`, views in :mod:`arena.ru
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping
 
 from . import exchange as xchg
 from . import scoring
-from .actions import (CONTRACT_BASE, MISERE, NO_TRUMP, Decision, action_str, contract_action,
-                      contract_name)
+from .actions import CONTRACT_BASE, MISERE, Decision, action_str, contract_action
 from .cards import cards_of, mask_of
+from .contracts import CONTRACTS_IN, contracts_mask, replay_contracts
 from .config import RulesConfig
 from .deal import Deal, check_seed, seeded_deal
 from .errors import IllegalActionError, RulesError
@@ -32,50 +32,6 @@ from .tricks import F1, FOLLOW_CODES, legal_play_mask, trick_winner
 _PLAY = Decision.PLAY
 
 DealSource = Mapping[int, Deal] | Callable[[int], Deal | None] | None
-
-#: contract indexes (ascending) in each 6-bit contracts mask
-_CONTRACTS_IN = tuple(tuple(c for c in range(6) if m >> c & 1) for m in range(64))
-
-
-def contracts_mask(cfg: RulesConfig) -> int:
-    """Bitmask of the contract indexes of the rule set: the four suits (0..3), no-trump (4)
-    and misère (5) where enabled."""
-    return 0b1111 | (1 << NO_TRUMP if cfg.no_trump else 0) | (1 << MISERE if cfg.misere else 0)
-
-
-def replay_contracts(cfg: RulesConfig,
-                     chosen: Sequence[Sequence[int]]) -> list[int]:
-    """Per seat, the contracts mask of his current cycle after choosing ``chosen[seat]`` in
-    order (RULES.md decision 16; see :meth:`MatchState.from_position`).
-
-    Raises:
-        RulesError: when ``chosen`` does not hold 3 sequences of contract indexes of the rule
-            set, or with ``contract_once`` a contract repeats within a cycle.
-    """
-    full = contracts_mask(cfg)
-
-    def sequence(x: object) -> bool:
-        return isinstance(x, Sequence) and not isinstance(x, (str, bytes))
-    if not sequence(chosen) or len(chosen) != 3 or not all(map(sequence, chosen)):
-        raise RulesError("contracts_used must hold 3 sequences of contract indexes (one per "
-                         f"seat), got {chosen!r}")
-    out = []
-    for seat, seq in enumerate(chosen):
-        used = 0
-        for c in seq:
-            if type(c) is not int or not 0 <= c < 6 or not full >> c & 1:
-                names = ", ".join(map(contract_name, _CONTRACTS_IN[full]))
-                raise RulesError(f"contracts_used of seat {seat}: {c!r} is not a contract of "
-                                 f"these rules ({names})")
-            if cfg.contract_once and used >> c & 1:
-                raise RulesError(f"contracts_used of seat {seat}: {contract_name(c)} is chosen "
-                                 "twice in one cycle, which contract_once forbids")
-            used |= 1 << c
-            if used == full:
-                used = 0
-        out.append(used)
-    return out
-
 
 class MatchState:
     """Full (omniscient) state of one match; see the module docstring.
@@ -258,7 +214,7 @@ class MatchState:
         avail = self._all_contracts
         if self.cfg.contract_once:
             avail &= ~self.contracts_used[self.declarer]
-        return _CONTRACTS_IN[avail]
+        return CONTRACTS_IN[avail]
 
     def view(self, seat: int):  # -> View (import kept local: view imports this module)
         """Everything ``seat`` (0..2) may know now; see :class:`arena.rules.view.View`.
@@ -446,7 +402,7 @@ class MatchState:
             tuple(self.tricks), tuple(self.tricks_won), pts, tuple(self.scores)))
         reason, winner = scoring.end_reason(self.cfg, self.hand_number, self.scores,
                                             self.tricks_won, self.contract == MISERE,
-                                            self._earlier_scores())
+                                            self.hand_points)
         if reason is None:
             self._start_next_hand()
             return
@@ -457,15 +413,6 @@ class MatchState:
         self.current_seat = None
         self._legal = []
         self._placings = scoring.placings(self.scores, winner)
-
-    def _earlier_scores(self) -> Iterator[tuple[int, int, int]]:
-        """Match scores after the hands before the current one, most recent first, back to
-        the scores the match (or ``from_position``) started from; lazy (``end_reason`` reads
-        only the tied run it needs)."""
-        a, b, c = self.scores
-        for pa, pb, pc in reversed(self.hand_points):
-            a, b, c = a - pa, b - pb, c - pc
-            yield a, b, c
 
     def __repr__(self) -> str:
         return (f"MatchState(preset={self.cfg.preset!r}, hand={self.hand_number}, "

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from .actions import Decision
 from .cards import cards_of
 from .config import RulesConfig
+from .contracts import CONTRACTS_IN
 from .exchange import ExchangeEvent
 from .history import TrickRecord
 
@@ -129,7 +130,7 @@ def exchange_status(state: MatchState, seat: int) -> ExchangeStatus | None:
 
 
 #: contract indexes in each 6-bit "contracts used" mask
-_CONTRACTS_IN_MASK = tuple(tuple(c for c in range(6) if m >> c & 1) for m in range(64))
+_CONTRACTS_IN_MASK = CONTRACTS_IN
 
 
 def visible_discards(state: MatchState, seat: int) -> tuple[int, ...]:

@@ -251,26 +251,35 @@ EXTRA_HANDS = [
 ]
 
 
+def points_of(scores, earlier):
+    """The hand points history (oldest first, this hand last) that leads from the oldest of
+    ``earlier`` (scores after previous hands, most recent first) to ``scores``."""
+    chain = list(reversed(earlier)) + [scores]
+    return [tuple(y - x for x, y in zip(chain[i], chain[i + 1])) for i in range(len(earlier))]
+
+
 @pytest.mark.parametrize("example,rules,hand,scores,earlier,reason", EXTRA_HANDS,
                          ids=[r[0] for r in EXTRA_HANDS])
 def test_extra_hands_and_continued_ties(example, rules, hand, scores, earlier, reason):
-    assert end_reason(rules, hand, scores, PLAIN, False, iter(earlier)) == (reason, None)
+    assert end_reason(rules, hand, scores, PLAIN, False, points_of(scores, earlier)) == (
+        reason, None)
 
 
 def test_extra_hands_read_only_the_tied_run_they_need():
-    read = []
-
-    def earlier():
-        for i, sc in enumerate([(3, 3, -6), (2, -1, -1), (0, 0, 0), (0, 0, 0)]):
+    class Recorded(list):
+        def __getitem__(self, i):
             read.append(i)
-            yield sc
-    assert end_reason(cfg(SM), 7, (4, 3, -7), PLAIN, False, earlier()) == (None, None)
-    assert read == [0, 1]          # stops at the first hand without a shared first place
+            return list.__getitem__(self, i)
+    read = []
+    earlier = [(3, 3, -6), (2, -1, -1), (0, 0, 0), (0, 0, 0), (0, 0, 0), (0, 0, 0), (0, 0, 0)]
+    points = Recorded(points_of((4, 3, -7), earlier))
+    assert end_reason(cfg(SM), 7, (4, 3, -7), PLAIN, False, points) == (None, None)
+    assert read == [6, 5]        # back to hand 5, the first without a shared first place
 
 
 def test_a_twelve_trick_win_in_an_extra_hand_ends_at_once_but_not_in_misere():
-    assert end_reason(cfg(SM), 11, (7, 3, -10), (12, 2, 2), False, iter([(3, 3, -6)])) == (
+    assert end_reason(cfg(SM), 11, (7, 3, -10), (12, 2, 2), False, [(4, 0, -4)]) == (
         "twelve-tricks", 0)
     # a misère hand of 12+ tricks is an ordinary hand: the tie is broken, the limit ends it
     assert end_reason(cfg(SM, misere=True), 11, (5, -8, 3), (1, 13, 2), True,
-                      iter([(3, 3, -6)])) == ("hands", None)
+                      [(2, -11, 9)]) == ("hands", None)

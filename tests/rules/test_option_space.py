@@ -192,14 +192,14 @@ def hand_sequences(draw):
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(cfg=end_configs(), seq=hand_sequences())
 def test_end_reason_agrees_with_the_hand_by_hand_oracle(cfg, seq):
-    """``end_reason`` (called as ``MatchState`` calls it: the scores before, most recent
-    first) against :func:`expected_end`, over score sequences full of ties."""
-    scores, history, hands = (0, 0, 0), [(0, 0, 0)], []
+    """``end_reason`` (called as ``MatchState`` calls it, with the hand points so far)
+    against :func:`expected_end`, over score sequences full of ties."""
+    scores, points, hands = (0, 0, 0), [], []
     for n, (pts, tricks, contract) in enumerate(seq, 1):
         scores = tuple(x + p for x, p in zip(scores, pts))
+        points.append(pts)
         hands.append(_Hand(n, scores, contract, tricks))
-        got = end_reason(cfg, n, scores, tricks, contract == 5, reversed(history))
-        history.append(scores)
+        got = end_reason(cfg, n, scores, tricks, contract == 5, points)
         if got[0] is not None:
             assert expected_end(cfg, hands) == (n, *got)
             assert expected_end(cfg, hands[:-1]) is None
