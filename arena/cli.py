@@ -1,21 +1,24 @@
+# PYTHON_ARGCOMPLETE_OK
 """The ``arena`` command: thin argument parsing that hands off to each feature's module.
 
 Subcommands register themselves through ``add_parser(subparsers)`` functions in their own
 modules (``arena/commands/<name>.py``), each setting ``func`` to a callable
 ``(args) -> int`` exit code. A user mistake prints one ``arena: error: ...`` line and exits 2;
-never a traceback.
+never a traceback. ``-v`` / ``--log-level`` (before or after the subcommand) set what the
+arena logs on stderr (:mod:`arena.commands._logging`). Shell completion comes from
+``argcomplete`` when it is installed (the ``completion`` extra).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import logging
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
 from . import __version__
+from .commands import _logging
 from .errors import UserError
 from .safetext import printable
 
@@ -23,10 +26,12 @@ from .safetext import printable
 COMMAND_MODULES = (
     "arena.commands.run",       # run a tournament
     "arena.commands.play",      # play one match
+    "arena.commands.check_bot", # protocol conformance of one bot
     "arena.commands.replay",    # replay / verify / html of a match record
     "arena.commands.ratings",   # ratings of a tournament directory
     "arena.commands.bench",     # benchmarks
     "arena.commands.presets",   # list rule presets
+    "arena.commands.proto",     # the bot protocol's .proto
 )
 
 
@@ -43,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="arena", description="358 Arena: bot tournaments for Three Five Eight.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    _logging.add_options(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         try:
@@ -52,31 +58,25 @@ def build_parser() -> argparse.ArgumentParser:
                 continue
             raise
         module.add_parser(sub)
+    for subparser in sub.choices.values():
+        _logging.add_options(subparser, inherited=True)
     return parser
 
 
-class _PrintableFormatter(logging.Formatter):
-    """Log lines may quote what a bot sent: shown with :func:`arena.safetext.printable`."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        return printable(super().format(record))
-
-
-def _log_printably() -> None:
-    """Warnings and errors of the arena's loggers go to stderr made printable (unless the
-    program has configured logging itself)."""
-    root = logging.getLogger()
-    if not root.handlers:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(_PrintableFormatter("%(message)s"))
-        handler.setLevel(logging.WARNING)
-        root.addHandler(handler)
+def _complete(parser: argparse.ArgumentParser) -> None:
+    """Answer a shell-completion request (argcomplete's ``_ARGCOMPLETE`` environment) and
+    exit; does nothing when argcomplete is not installed or no completion is asked for."""
+    try:
+        import argcomplete
+    except ImportError:
+        return
+    argcomplete.autocomplete(parser)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``arena`` console script; returns the exit code."""
-    _log_printably()
     parser = build_parser()
+    _complete(parser)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:     # --help, --version, or a usage error (already printed)
@@ -85,7 +85,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.func(args) or 0)
+        with _logging.configured(_logging.console_level(args)):
+            return int(args.func(args) or 0)
     except UserError as exc:
         for line in str(exc).splitlines() or [""]:   # one line per problem
             print(f"arena: error: {printable(line)}", file=sys.stderr)

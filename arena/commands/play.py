@@ -31,6 +31,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="margin before an answer is late, ms (default %(default)s)")
     p.add_argument("--record", help="also write the match record here (.jsonl or .jsonl.gz)")
     p.add_argument("--seat", type=cli_int(0, 2), help="show only what this seat (0-2) knew")
+    p.add_argument("--json", action="store_true",
+                   help="print a one-line JSON summary of the match instead of the replay")
     p.set_defaults(func=run)
 
 
@@ -75,12 +77,18 @@ def run(args: argparse.Namespace) -> int:
     else:
         shutil.rmtree(logs, ignore_errors=True)
     record = record_from_result(result)
-    print(render_text(record, seat=args.seat), end="")
+    if not args.json:
+        print(render_text(record, seat=args.seat), end="")
     if args.record:
         try:
             write_record(record, args.record)
         except OSError as exc:
             raise UserError(f"cannot write --record {args.record}: {exc.strerror or exc}") \
                 from None
-        print(f"record written to {args.record}")
+        if not args.json:
+            print(f"record written to {args.record}")
+    if args.json:
+        from ._summary import dumps, record_summary
+        print(dumps({**record_summary(record), "record": args.record,
+                     "bot_logs": str(logs) if logs.exists() else None}), end="")
     return 0

@@ -28,8 +28,19 @@ start or hold no stream are closed after ``handshake_timeout_s`` / ``idle_timeou
 ``max_connections`` connections; and each failed registration from an address delays the next
 ones from it (:class:`arena.protocol.limits.Backoff`).
 
+After a rejected ``RegisterResponse`` the stream ends with a gRPC status that matches the
+reason (:data:`REJECT_STATUS`: UNAUTHENTICATED for a bad token, FAILED_PRECONDITION for an
+unsupported protocol version, ALREADY_EXISTS for a token already connected, INVALID_ARGUMENT /
+DEADLINE_EXCEEDED for a missing registration), so generic gRPC clients see the failure too.
+
 The Play method is served with a raw-bytes request deserializer so a message that does not parse
 is answered with a rejection instead of failing the RPC (see :mod:`arena.protocol.session`).
+
+Besides ``threefiveeight.v1.ArenaService`` the server offers the standard gRPC services: server
+reflection (``grpc.reflection.v1alpha.ServerReflection``, so ``grpcurl`` / ``buf curl`` work
+without the .proto) and health (``grpc.health.v1.Health``: SERVING while started, NOT_SERVING
+while stopping). With ``tls`` (:class:`arena.protocol.tls.TlsConfig`) the port speaks TLS only;
+without it a bind address other than loopback logs a warning (the token travels in clear).
 """
 
 from __future__ import annotations
@@ -43,11 +54,15 @@ from collections.abc import AsyncIterator, Callable
 import grpc
 from google.protobuf.message import DecodeError
 
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
 from . import SUPPORTED_PROTOCOL_VERSIONS
 from ._gen.threefiveeight.v1 import arena_pb2 as pb
 from .errors import BotConnectTimeout, ServerStartError, UnknownTokenError, redact
 from .limits import MAX_UNREGISTERED, Backoff, peer_host, transport_options
 from .session import CLOSE, BotIdentity, RemoteBot
+from .tls import TlsConfig, is_loopback
 
 log = logging.getLogger("arena.protocol")
 
@@ -59,6 +74,14 @@ PeerCheck = Callable[[str], "str | None"]
 
 def _digest(token: str) -> bytes:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
+
+#: the gRPC status that ends the stream after a rejected registration, by reject reason
+REJECT_STATUS = {
+    pb.REGISTER_REJECT_REASON_BAD_TOKEN: grpc.StatusCode.UNAUTHENTICATED,
+    pb.REGISTER_REJECT_REASON_UNSUPPORTED_PROTOCOL_VERSION: grpc.StatusCode.FAILED_PRECONDITION,
+    pb.REGISTER_REJECT_REASON_ALREADY_CONNECTED: grpc.StatusCode.ALREADY_EXISTS,
+    pb.REGISTER_REJECT_REASON_NOT_REGISTERED: grpc.StatusCode.INVALID_ARGUMENT,
+}
 
 
 def _reg_reject(reason: int, detail: str) -> pb.ArenaMessage:
@@ -82,6 +105,8 @@ class ArenaServer:
         backoff: the per-address back-off after failed registrations (default: 0.1 s doubling
             up to a quarter of the registration timeout, at most 5 s).
         on_warning: called with each security warning (one line); default: logged.
+        tls: serve TLS (and require client certificates when it has ``client_ca``); None:
+            plaintext.
 
     Attributes:
         bots: token -> the live :class:`RemoteBot` registered with it.
@@ -92,8 +117,11 @@ class ArenaServer:
                  max_unregistered: int = MAX_UNREGISTERED, max_connections: int | None = None,
                  handshake_timeout_s: float | None = None, idle_timeout_s: float | None = None,
                  backoff: Backoff | None = None,
-                 on_warning: Callable[[str], None] | None = None) -> None:
+                 on_warning: Callable[[str], None] | None = None,
+                 tls: TlsConfig | None = None) -> None:
         self.bind = bind
+        self.tls = tls
+        self._health = health.aio.HealthServicer()
         self.register_timeout_s = register_timeout_s
         self.supported_versions = tuple(supported_versions)
         self.max_unregistered = max_unregistered
@@ -115,7 +143,8 @@ class ArenaServer:
         """Start listening; returns the bound port.
 
         Raises:
-            ServerStartError: the address cannot be bound (in use, bad host), or already started.
+            ServerStartError: the address cannot be bound (in use, bad host), a TLS file cannot
+                be read, or already started.
         """
         if self._server is not None:
             raise ServerStartError("ArenaServer.start() called twice")
@@ -128,15 +157,28 @@ class ArenaServer:
                 self._play, request_deserializer=None,
                 response_serializer=pb.ArenaMessage.SerializeToString)})
         server.add_generic_rpc_handlers((handler,))
+        health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
+        reflection.enable_server_reflection(
+            (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
         try:
-            port = server.add_insecure_port(self.bind)
+            if self.tls is not None:
+                port = server.add_secure_port(self.bind, self.tls.server_credentials())
+            else:
+                port = server.add_insecure_port(self.bind)
         except RuntimeError as exc:
             raise ServerStartError(f"cannot listen on {self.bind!r}: {exc}") from None
         if not port:
             raise ServerStartError(f"cannot listen on {self.bind!r} (address in use?)")
         await server.start()
         self._server, self.port = server, port
-        log.info("arena server listening on %s (port %d)", self.bind, port)
+        for name in ("", SERVICE_NAME):
+            await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        mode = "plaintext" if self.tls is None else \
+            "TLS, client certificates required" if self.tls.client_ca else "TLS"
+        log.info("arena server listening on %s (port %d, %s)", self.bind, port, mode)
+        if self.tls is None and not is_loopback(self.bind):
+            log.warning("listening on %s without TLS: bot tokens and every message travel in "
+                        "clear; set [server] tls_cert and tls_key", self.bind)
         return port
 
     async def stop(self, grace_s: float = 1.0, reason: str = "the arena is shutting down") -> None:
@@ -151,6 +193,7 @@ class ArenaServer:
         self._waiters.clear()
         self._peer_checks.clear()
         if self._server is not None:
+            await self._health.enter_graceful_shutdown()
             await self._server.stop(grace_s)
             self._server = None
 
@@ -300,12 +343,19 @@ class ArenaServer:
         if bot is None:
             self._refused(peer, response.register)
             await context.write(response)
+            code = grpc.StatusCode.DEADLINE_EXCEEDED if raw is None else \
+                REJECT_STATUS[response.register.reason]
+            context.set_code(code)
+            context.set_details(response.register.detail)
             return
         context.add_done_callback(lambda _ctx: self._gone(bot, "the stream ended"))
         reader = asyncio.create_task(self._read(bot, context))
         bot.writer = context.write
         try:
-            await context.write(response)
+            # under the lock: the bot is registered already, so a match may write to it now,
+            # and two writes at once fail the call (GRPC_CALL_ERROR_TOO_MANY_OPERATIONS)
+            async with bot.write_lock:
+                await context.write(response)
             while True:
                 item = await bot.outbox.get()
                 if item is CLOSE:

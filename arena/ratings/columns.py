@@ -54,6 +54,8 @@ _ALL = (
            "duplicate blocks played (one deal of one table in all 6 seatings); trustworthy "
            "intervals need 10 or more"),
     Column("note", "note"),
+    Column("status", "status", "\"never started\" or \"did not connect\": the bot never took part; "
+           "its matches are kept out of the ratings"),
     Column("a", "a"),
     Column("b", "b"),
     Column("los", "LOS", "likelihood of superiority: share of bootstrap resamples in which a "

@@ -19,6 +19,10 @@ Example (see ``examples/sample.toml``)::
     register_timeout_s = 20         # to connect after a start; remote bots: wait per match
     [server]
     bind = "127.0.0.1:0"            # port 0 = ephemeral
+    tls_cert = "server.pem"         # optional: serve TLS (PEM chain + key; both or neither)
+    tls_key = "server.key"
+    client_ca = "clients-ca.pem"    # optional: require client certificates (mutual TLS)
+    tls_ca = "ca.pem"               # optional: CA bots started by the arena verify it with
     [cluster]                       # where matches run (issue 15; docs: README "Ray cluster")
     backend = "local"               # or "ray" (needs the extra: pip install 'arena358[ray]')
 
@@ -120,6 +124,37 @@ class FaultSection(_Strict):
 
 class ServerSection(_Strict):
     bind: StrictStr = "127.0.0.1:0"
+    #: TLS (PEM files, paths relative to where arena runs): see arena.protocol.tls
+    tls_cert: StrictStr | None = None
+    tls_key: StrictStr | None = None
+    client_ca: StrictStr | None = None
+    #: the CA that bots started by the arena verify the server with (ARENA_TLS_CA); default
+    #: tls_cert (right for a self-signed certificate)
+    tls_ca: StrictStr | None = None
+
+    @model_validator(mode="after")
+    def _tls_files(self) -> ServerSection:
+        if (self.tls_cert is None) != (self.tls_key is None):
+            raise ValueError("tls_cert and tls_key go together (TLS needs both)")
+        if self.tls_cert is None and (self.client_ca or self.tls_ca):
+            raise ValueError("client_ca and tls_ca need tls_cert and tls_key")
+        for field in ("tls_cert", "tls_key", "client_ca", "tls_ca"):
+            path = getattr(self, field)
+            if path is not None and not Path(path).is_file():
+                raise ValueError(f"{field}: no such file: {path}")
+        return self
+
+    def tls_config(self):  # noqa: ANN201 - arena.protocol.tls.TlsConfig | None (lazy import)
+        """The server's :class:`arena.protocol.tls.TlsConfig`, None without TLS."""
+        if self.tls_cert is None or self.tls_key is None:
+            return None
+        from ..protocol.tls import TlsConfig
+        return TlsConfig(self.tls_cert, self.tls_key, self.client_ca)
+
+    def bot_env(self) -> dict[str, str]:
+        """Environment for bots the arena starts: ``ARENA_TLS_CA`` (absolute) under TLS."""
+        ca = self.tls_ca or self.tls_cert
+        return {"ARENA_TLS_CA": str(Path(ca).resolve())} if ca else {}
 
     @field_validator("bind")
     @classmethod

@@ -154,12 +154,15 @@ class BotPool:
             connections) reach this count (>= 1).
         on_event: called with one-line messages (crash, restart, disqualification).
         tracker: told about every process started and ended, and every start's outcome.
+        extra_env: environment for every started bot (e.g. ``ARENA_TLS_CA``); a bot's own
+            ``env`` overrides it.
     """
 
     def __init__(self, server, entries: Sequence[BotEntry], address: str,  # noqa: ANN001
                  log_dir: Path, *, slots: int, register_timeout_s: float, max_crashes: int,
                  on_event: Callable[[str], None] = lambda msg: None,
-                 tracker: ProcessTracker | None = None) -> None:
+                 tracker: ProcessTracker | None = None,
+                 extra_env: dict[str, str] | None = None) -> None:
         self.server = server
         self.address = address
         self.log_dir = log_dir
@@ -167,6 +170,7 @@ class BotPool:
         self.max_crashes = max(1, max_crashes)
         self.on_event = on_event
         self.tracker = tracker
+        self.extra_env = dict(extra_env or {})
         self.bots: dict[str, _BotState] = {}
         #: one line per disqualification, for the end-of-run summary
         self.disqualifications: list[str] = []
@@ -265,8 +269,8 @@ class BotPool:
         token, tag = secrets.token_hex(16), secrets.token_hex(8)
         self.server.expect(token, e.name)
         argv = bot_argv(e, self.address, token)
-        env = {**os.environ, **e.env, "ARENA_ADDRESS": self.address, "ARENA_TOKEN": token,
-               INSTANCE_ENV: tag}
+        env = {**os.environ, **self.extra_env, **e.env, "ARENA_ADDRESS": self.address,
+               "ARENA_TOKEN": token, INSTANCE_ENV: tag}
         log_path = self.log_path(e.name)
         try:
             with open(log_path, "ab") as logf:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import fcntl
 import gzip
+import logging
 import os
 import sys
 import time
@@ -166,6 +167,7 @@ class _Progress:
             self.bar.start()
 
     def message(self, text: str) -> None:
+        logging.getLogger("arena.tournament").info("%s", text)   # also in OUT/arena.log
         if not self.enabled:
             return
         text = printable(text)   # it may quote a bot's log line
@@ -177,6 +179,9 @@ class _Progress:
     def advance(self, m: ScheduledMatch, result: ResultRow) -> None:
         self.done += 1
         self.faults += sum(result.faults)
+        logging.getLogger("arena.tournament").info(
+            "match %s done: placings %s, faults %s", m.match_id,
+            dict(zip(m.seats, result.placings)), list(result.faults))
         if self.bar is not None:
             self.bar.update(self.task, advance=1, faults=self.faults)
         elif self.enabled:
@@ -375,7 +380,7 @@ class LocalExecutor:
         check_bots(cfg)
         server = ArenaServer(self.bind, register_timeout_s=cfg.faults.register_timeout_s,
                              max_connections=max_connections(cfg, self.slots),
-                             on_warning=self.on_warning)
+                             on_warning=self.on_warning, tls=cfg.server.tls_config())
         port = await server.start()
         self.server = server
         address = server_address(self.bind, port)
@@ -387,7 +392,7 @@ class LocalExecutor:
         self.pool = BotPool(server, cfg.bots, address, self.log_dir, slots=self.slots,
                             register_timeout_s=cfg.faults.register_timeout_s,
                             max_crashes=cfg.faults.max_crashes, on_event=self.on_event,
-                            tracker=self.tracker)
+                            tracker=self.tracker, extra_env=cfg.server.bot_env())
 
     async def play(self, m: ScheduledMatch) -> PlayedMatch:
         result = await _play_one(self.cfg, self.rules, m, self.pool)
