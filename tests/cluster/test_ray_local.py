@@ -67,10 +67,9 @@ def test_same_results_and_records_as_local(tmp_path, ray_2cpus):
         assert comparable(a[match_id]) == comparable(b[match_id])
         rec = f"records/{match_id}.jsonl.gz"
         assert record_lines(tmp_path / "local" / rec) == record_lines(tmp_path / "ray" / rec)
-    rank = [(r.bot, r.matches, r.average_place, r.firsts, r.average_score) for r in
-            local.standings.rows]
-    assert rank == [(r.bot, r.matches, r.average_place, r.firsts, r.average_score)
-                    for r in on_ray.standings.rows]
+    def no_timings(rows):
+        return [{k: v for k, v in vars(r).items() if k != "ms_per_decision"} for r in rows]
+    assert no_timings(local.standings.rows) == no_timings(on_ray.standings.rows)
     # the bots' logs come back to the driver's output directory
     for name in ("random-0", "random-1", "random-2"):
         log = (tmp_path / "ray" / "logs" / f"{name}.log").read_text()
