@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 from ..errors import UserError
+from ..safetext import printable
 from ._values import cli_int, play_config
 
 
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"arena: stopped by {exc}; bot logs in {logs}", file=sys.stderr)
         return exc.code
     except BotStartError as exc:
-        print(f"arena: error: {exc}; nothing was played (bot logs in {logs})",
+        print(f"arena: error: {printable(str(exc))}; nothing was played (bot logs in {logs})",
               file=sys.stderr)
         return EXIT_BOT_START
     except (ValueError, ServerStartError) as exc:
