@@ -69,7 +69,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"arena: error: {printable(str(exc))}; nothing was played (bot logs in {logs})",
               file=sys.stderr)
         return EXIT_BOT_START
-    except (ValueError, ServerStartError) as exc:
+    except (ValueError, ServerStartError) as exc:   # nothing started: no logs to keep
+        if not any(logs.iterdir()):
+            logs.rmdir()
         raise UserError(str(exc)) from None
     if any(result.forfeited) or any(result.faults):
         print(f"arena: bot logs kept in {logs}", file=sys.stderr)

@@ -7,6 +7,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -62,6 +63,15 @@ def test_arena_play_prints_the_match(capsys, tmp_path):
 def test_arena_play_bad_option_is_one_line(capsys):
     assert main(["play", "a", "b", "c", "--set", "hand_cap=0"]) == 2
     assert "invalid value 0 for rule option 'hand_cap'" in capsys.readouterr().err
+
+
+def test_arena_play_preflight_failure_leaves_no_empty_log_directory(capsys, tmp_path,
+                                                                    monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    rand = "{python} -m sample_bots.random_bot"
+    assert main(["play", rand, rand, "no-such-bot-program", "--set", "hand_cap=1"]) == 2
+    assert "'no-such-bot-program' is not a program on the PATH" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_config_text_helper_is_valid():
