@@ -247,9 +247,10 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
             address = server_address(cfg.server.bind, port)
             remote = [b.name for b in cfg.bots if b.remote]
             if remote:  # shown even with --quiet: remote bots need the address
+                # the token in the environment: a --token argument is readable in /proc
                 print(f"arena listening on {address}; remote bots ({', '.join(remote)}) join "
-                      f"with --arena {address} --token <their token>", file=sys.stderr,
-                      flush=True)
+                      f"with ARENA_TOKEN=<their token> in their environment and --arena "
+                      f"{address}", file=sys.stderr, flush=True)
             pool = BotPool(server, cfg.bots, address, out / "logs",
                            slots=cfg.tournament.concurrency,
                            register_timeout_s=cfg.faults.register_timeout_s,

@@ -25,7 +25,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_remote_bot_joins_with_its_token(tmp_path):
+def test_remote_bot_joins_with_its_token(tmp_path, capsys):
     tag = new_tag()
     port = free_port()
     extra = (f'[server]\nbind = "127.0.0.1:{port}"\n'
@@ -42,6 +42,10 @@ def test_remote_bot_joins_with_its_token(tmp_path):
         if visitor.poll() is None:
             visitor.kill()
     assert outcome.played_now == 6
+    # the arena tells remote bots to pass the token in the environment, never as --token
+    err = capsys.readouterr().err
+    assert (f"remote bots (visitor) join with ARENA_TOKEN=<their token> in their environment "
+            f"and --arena 127.0.0.1:{port}") in err and "--token" not in err
     row = next(r for r in outcome.standings.rows if r.bot == "visitor")
     assert row.matches == 6 and row.forfeits == 0
     assert wait_no_processes(tag) == []
