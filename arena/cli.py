@@ -40,7 +40,8 @@ class _Parser(argparse.ArgumentParser):
     (subcommand parsers inherit it)."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"arena: error: {self.prog}: {message} (see {self.prog} --help)\n")
+        where = "" if self.prog == "arena" else f"{self.prog}: "   # no "arena: error: arena:"
+        self.exit(2, f"arena: error: {where}{message} (see {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:

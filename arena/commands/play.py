@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 from ..errors import UserError
+from ..safetext import printable
 from ._values import cli_int, play_config
 
 
@@ -67,10 +68,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"arena: stopped by {exc}; bot logs in {logs}", file=sys.stderr)
         return exc.code
     except BotStartError as exc:
-        print(f"arena: error: {exc}; nothing was played (bot logs in {logs})",
+        print(f"arena: error: {printable(str(exc))}; nothing was played (bot logs in {logs})",
               file=sys.stderr)
         return EXIT_BOT_START
-    except (ValueError, ServerStartError) as exc:
+    except (ValueError, ServerStartError) as exc:   # nothing started: no logs to keep
+        if not any(logs.iterdir()):
+            logs.rmdir()
         raise UserError(str(exc)) from None
     if any(result.forfeited) or any(result.faults):
         print(f"arena: bot logs kept in {logs}", file=sys.stderr)

@@ -40,6 +40,7 @@ from typing import Protocol
 from ..match import Bot
 from ..match.bot import DecisionRequest
 from ..protocol.errors import redact
+from ..safetext import printable
 from .config import BotEntry
 from .peercheck import check_peer
 from .processes import LIVE_GROUPS, describe_exit, kill_all_now, spawn, terminate
@@ -117,7 +118,8 @@ def safe_filename(name: str) -> str:
 
 
 def last_log_line(path: Path, limit: int = 200) -> str:
-    """The last non-empty line of a bot's log (its dying words), shortened to ``limit``."""
+    """The last non-empty line of a bot's log (its dying words), shortened to ``limit`` and
+    made printable (:func:`arena.safetext.printable`: it is bot text bound for a terminal)."""
     try:
         with open(path, "rb") as f:
             f.seek(0, os.SEEK_END)
@@ -126,7 +128,7 @@ def last_log_line(path: Path, limit: int = 200) -> str:
     except OSError:
         return ""
     lines = [ln for ln in lines if ln and not ln.startswith("=== ")]
-    return lines[-1][:limit] if lines else ""
+    return printable(lines[-1][:limit]) if lines else ""
 
 
 def bot_argv(entry: BotEntry, address: str, token: str) -> list[str]:

@@ -386,9 +386,10 @@ class LocalExecutor:
         address = server_address(self.bind, port)
         remote = [b.name for b in cfg.bots if b.remote]
         if remote:  # shown even with --quiet: remote bots need the address
+            # the token in the environment: a --token argument is readable in /proc
             print(f"arena listening on {address}; remote bots ({', '.join(remote)}) join "
-                  f"with --arena {address} --token <their token>", file=sys.stderr,
-                  flush=True)
+                  f"with ARENA_TOKEN=<their token> in their environment and --arena "
+                  f"{address}", file=sys.stderr, flush=True)
         self.pool = BotPool(server, cfg.bots, address, self.log_dir, slots=self.slots,
                             register_timeout_s=cfg.faults.register_timeout_s,
                             max_crashes=cfg.faults.max_crashes, on_event=self.on_event,

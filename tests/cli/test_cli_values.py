@@ -118,3 +118,11 @@ def test_any_cli_text_is_accepted_or_one_user_error(seed, value, time_ms):
         return
     assert 1 <= cfg.rules_config().hand_cap <= 10_000 and 1 <= cfg.time.per_decision_ms
     assert isinstance(cfg.tournament.seed, (int, str))
+
+
+@pytest.mark.parametrize("args", [["--bogus"], ["bogus"], ["run", "x.toml", "-q"]])
+def test_top_level_parser_errors_name_arena_once(capsys, args):
+    assert main(args) == 2
+    (line,) = error_lines(capsys)
+    assert line.startswith("arena: error: ") and "arena: error: arena:" not in line
+    assert line.endswith("(see arena --help)")

@@ -5,6 +5,7 @@ terminal and standings.md get them escaped."""
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 import unicodedata
@@ -40,3 +41,18 @@ def test_hostile_log_line_and_names_reach_the_terminal_escaped(tmp_path):
     assert "<img" not in md and "&lt;img src=x onerror=alert(1)&gt;" in md
     assert "\\*bold\\* \\_x\\_" in md
     assert wait_no_processes(tag) == []
+
+
+def test_hostile_log_line_reaches_the_terminal_escaped_in_arena_play():
+    """`arena play` with a bot that dies before registering: its start error quotes its last
+    log line, escaped (exit status 3, nothing played)."""
+    hostile = f"{sys.executable} {PROBEBOT} --mode hostile --line {shlex.quote(LINE)}"
+    rand = f"{sys.executable} -m sample_bots.random_bot"
+    proc = subprocess.run([sys.executable, "-m", "arena.cli", "play", rand, rand, hostile,
+                           "--set", "hand_cap=1"], capture_output=True, timeout=120)
+    err = proc.stderr.decode()
+    assert proc.returncode == 3, err
+    bad = {ch for ch in proc.stdout.decode() + err
+           if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") and ch != "\n"}
+    assert bad == set(), json.dumps(err)
+    assert "\\u001b[2J\\u001b[Hall your base \\u202eevil\\u0007" in err
