@@ -126,9 +126,9 @@ def test_html_replay_has_no_control_or_bidi_character(hostile_record, seat):
 
 def test_log_lines_are_made_printable():
     import logging
-    from arena.cli import _PrintableFormatter
+    from arena.commands._logging import PrintableFormatter
     record = logging.LogRecord("arena.protocol", logging.WARNING, __file__, 1,
                                "bot %r: reported an error: %s", ("x", ESC_CLEAR + "\u202e"),
                                None)
-    line = _PrintableFormatter("%(message)s").format(record)
+    line = PrintableFormatter("%(message)s").format(record)
     assert unsafe_chars(line, allowed="") == set() and "\\u001b[2J" in line
