@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
+from ..events import EventSink, MatchFinished, decision_hook
 from ..match import MatchResult, MatchSpec, run_match
 from ..protocol.server import ArenaServer
 from ..records import record_from_result, write_record
@@ -195,14 +196,16 @@ class _Progress:
 
 
 async def run_tournament(cfg: TournamentConfig, out: Path, *, progress: bool = True,
-                         on_match: Callable[[ScheduledMatch], None] | None = None
-                         ) -> TournamentOutcome:
+                         on_match: Callable[[ScheduledMatch], None] | None = None,
+                         events: EventSink | None = None) -> TournamentOutcome:
     """Run (or resume) the tournament of ``cfg`` into directory ``out``.
 
     Args:
         cfg: validated config. out: output directory (created).
         progress: show a progress bar / lines on stderr.
         on_match: called after each match is stored (tests use it to interrupt).
+        events: optional sink of :mod:`arena.events` (match started, decision applied, match
+            finished); it must not block (the live page's ``EventBus.publish``).
 
     Raises:
         OutDirError: ``out`` cannot be created or another arena runs on it.
@@ -210,13 +213,14 @@ async def run_tournament(cfg: TournamentConfig, out: Path, *, progress: bool = T
     """
     lock = lock_out_dir(out)
     try:
-        return await _run_locked(cfg, out, progress, on_match)
+        return await _run_locked(cfg, out, progress, on_match, events)
     finally:
         os.close(lock)   # releases the lock
 
 
 async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
-                      on_match: Callable[[ScheduledMatch], None] | None) -> TournamentOutcome:
+                      on_match: Callable[[ScheduledMatch], None] | None,
+                      events: EventSink | None = None) -> TournamentOutcome:
     names = [b.name for b in cfg.bots]
     rules = cfg.rules_config()
     with Store(out / "results.sqlite") as store:   # refuses a file that is not a store
@@ -263,10 +267,14 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
                 nonlocal played
                 while not queue.empty():
                     m = queue.get_nowait()
-                    result = await _play_one(cfg, rules, m, pool)
+                    result = await _play_one(cfg, rules, m, pool, events)
                     # finished normally: the record and its row are written even if the run
                     # is being cancelled meanwhile (a cancelled match never gets here)
                     await _uncancellable(_save(out, store, m, result))
+                    if events is not None:
+                        events(MatchFinished(m.match_id, m.seats, tuple(result.placings),
+                                             tuple(result.scores),
+                                             f"records/{m.match_id}.jsonl.gz"))
                     played += 1
                     prog.advance(m, result)
                     if on_match is not None:
@@ -346,14 +354,15 @@ async def _shutdown(pool: BotPool, server: ArenaServer) -> None:
 
 
 async def _play_one(cfg: TournamentConfig, rules, m: ScheduledMatch,  # noqa: ANN001
-                    pool: BotPool) -> MatchResult:
+                    pool: BotPool, events: EventSink | None = None) -> MatchResult:
     spec = MatchSpec(match_id=m.match_id, cfg=rules, seed=m.seed,
                      time_ms=cfg.time.per_decision_ms, grace_ms=cfg.time.grace_ms,
                      time_bank_ms=cfg.time.bank_ms or None, max_faults=cfg.faults.max_faults)
     leased = await pool.acquire(m.seats)
     result = None
     try:
-        result = await run_match(spec, [bot for _, _, bot in leased])
+        result = await run_match(spec, [bot for _, _, bot in leased],
+                                 on_decision=decision_hook(events, m.match_id, m.seats))
         return result
     finally:
         for i, (name, inst, bot) in enumerate(leased):
