@@ -23,6 +23,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("config", help="tournament config (TOML), e.g. examples/sample.toml")
     p.add_argument("--out", help="output directory (default: runs/<config name>)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
+    p.add_argument("--web", metavar="[HOST:]PORT",
+                   help="serve the live tournament page while it runs (default host "
+                   "127.0.0.1; port 0: any free); needs the web extra")
     p.set_defaults(func=run)
 
 
@@ -34,8 +37,14 @@ def run(args: argparse.Namespace) -> int:
     from ..tournament.runner import run_tournament
     cfg = load_config(args.config)
     out = Path(args.out) if args.out else Path("runs") / Path(args.config).stem
+    web = _web_address(args.web)
     try:
-        outcome = run_guarded(run_tournament(cfg, out, progress=not args.quiet))
+        if web is None:
+            outcome = run_guarded(run_tournament(cfg, out, progress=not args.quiet))
+        else:
+            from ..web.live import run_with_page
+            outcome = run_guarded(run_with_page(out, *web, lambda sink: run_tournament(
+                cfg, out, progress=not args.quiet, events=sink)))
     except Interrupted as exc:
         print(f"arena: stopped by {exc}; rerun the same command to resume", file=sys.stderr)
         return exc.code
@@ -59,6 +68,19 @@ def run(args: argparse.Namespace) -> int:
           f"resumed from earlier runs, {outcome.scheduled} scheduled; results in {out}/ "
           f"(standings.md/.csv/.json, los.csv, headtohead.csv, records/, logs/)")
     return _never_started(outcome.never_started)
+
+
+def _web_address(text: str | None) -> tuple[str, int] | None:
+    """``--web [HOST:]PORT`` checked (and the web extra present), or None without it."""
+    if text is None:
+        return None
+    from ..web import require_web
+    require_web()
+    from ..web.app import parse_web_address
+    try:
+        return parse_web_address(text)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
 
 
 #: exit status of ``arena run`` when a bot never started
