@@ -44,7 +44,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             from ..web.live import run_with_page
             outcome = run_guarded(run_with_page(out, *web, lambda sink: run_tournament(
-                cfg, out, progress=not args.quiet, events=sink)))
+                cfg, out, progress=not args.quiet, events=sink),
+                secrets=tuple(b.token for b in cfg.bots if b.token)))
     except Interrupted as exc:
         print(f"arena: stopped by {exc}; rerun the same command to resume", file=sys.stderr)
         return exc.code

@@ -37,14 +37,14 @@ async def _start(app, host: str, port: int) -> WebServer:  # noqa: ANN001 - a St
 
 async def run_with_page(out: Path, host: str, port: int,
                         run: Callable[[EventSink], Awaitable[T]], *, linger_s: float = 0.5,
-                        bus: EventBus | None = None) -> T:
+                        bus: EventBus | None = None, secrets: tuple[str, ...] = ()) -> T:
     """Serve the live page of ``out`` while ``run(bus.publish)`` (the tournament) runs; the
     page gets its final state, then the server stops ``linger_s`` s after the run ends.
 
     Raises: UserError when the address cannot be bound; whatever ``run`` raises.
     """
     bus = bus or EventBus()
-    state = LiveState(out)
+    state = LiveState(out, secrets)
     bus.listen(state.on_event)
     server = await _start(create_app(state, bus, live=True), host, port)
     fresh = asyncio.create_task(keep_fresh(state, bus, poll_s=1.0))

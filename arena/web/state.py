@@ -14,6 +14,7 @@ in the result row, checked to be inside ``records/``).
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import time
 from collections import deque
@@ -31,6 +32,9 @@ from ..tournament.store import ResultRow, Store, StoreError
 
 #: bytes of each bot's log shown on the page (its tail)
 LOG_TAIL_BYTES = 4096
+#: what the arena's tokens look like (``secrets.token_hex(16)``, arena.tournament.pool): a bot
+#: that prints its own ``ARENA_TOKEN`` does not get it shown on the page
+TOKEN_LIKE = re.compile(r"(?<![0-9a-fA-F])[0-9a-fA-F]{32,}(?![0-9a-fA-F])")
 #: moves of a match in flight kept for its live view
 LIVE_MOVES = 200
 #: points of the rating-over-time plot (at most)
@@ -81,13 +85,16 @@ class Snapshot:
 
 
 class LiveState:
-    """State of the tournament in directory ``out`` for the live page.
+    """State of the tournament in directory ``out`` for the live page; ``secrets`` (the
+    config's remote-bot tokens) are redacted from the log tails, as is anything token-like.
 
     Raises (from :meth:`refresh`): StoreError when ``out`` holds no readable store.
     """
 
-    def __init__(self, out: str | Path) -> None:
+    def __init__(self, out: str | Path, secrets: tuple[str, ...] = ()) -> None:
         self.out = Path(out).resolve()
+        #: strings never shown (the remote bots' tokens, when the config is known)
+        self.secrets = tuple(s for s in secrets if s)
         self.inflight: dict[str, InFlight] = {}
         self.snapshot: Snapshot | None = None
         self._history_key: int = -1
@@ -149,7 +156,7 @@ class LiveState:
         lines = data.decode("utf-8", "replace").splitlines()
         if size > limit and lines:
             lines = lines[1:]        # a cut first line
-        return "\n".join(printable(line) for line in lines)
+        return "\n".join(printable(redact_tokens(line, self.secrets)) for line in lines)
 
     def _rating_history(self, order: list[ResultRow], bots: tuple[str, ...]) -> tuple:
         if len(order) == self._history_key:
@@ -167,6 +174,15 @@ class LiveState:
             points.append((k, {b.name: b.rating for b in report.bots}))
         self._history_key, self._history = n, tuple(points)
         return self._history
+
+
+def redact_tokens(text: str, secrets: tuple[str, ...] = ()) -> str:
+    """``text`` with every token-like run (:data:`TOKEN_LIKE`) and every string of
+    ``secrets`` replaced by ``[redacted]``."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "[redacted]")
+    return TOKEN_LIKE.sub("[redacted]", text)
 
 
 class _readonly:

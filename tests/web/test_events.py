@@ -97,3 +97,30 @@ def test_decision_hook_publishes_start_then_public_moves():
     assert decision_hook(None, "m7", ("a", "b", "c")) is None
     assert action_text("exchange-give", card) == "a card"
     assert action_text("play", card) == action_str(card)
+
+
+def test_log_tails_are_escaped_and_never_show_a_token(tmp_path):
+    import secrets
+
+    from arena.web.state import LiveState
+    token = secrets.token_hex(16)
+    (tmp_path / "logs").mkdir()
+    state = LiveState(tmp_path, secrets=("a-long-remote-secret",))
+    state.log_path("evil").write_bytes(
+        b"x" * 5000 + b"\nmy token is " + token.encode() + b"\n\x1b[2Jcleared \xe2\x80\xaeevil\n"
+        b"remote a-long-remote-secret here\n")
+    tail = state.log_tail("evil")
+    assert token not in tail and "a-long-remote-secret" not in tail
+    assert tail.splitlines() == ["my token is [redacted]", "\\u001b[2Jcleared \\u202eevil",
+                                 "remote [redacted] here"]
+    assert state.log_tail("absent") == ""
+
+
+def test_web_extra_missing_is_a_one_line_error(monkeypatch):
+    import sys
+
+    from arena.errors import UserError
+    from arena.web import require_web
+    monkeypatch.setitem(sys.modules, "uvicorn", None)
+    with pytest.raises(UserError, match=r"pip install 'arena358\[web\]'"):
+        require_web()

@@ -1,0 +1,137 @@
+"""The live page over a real finished tournament (real bot processes over gRPC), without a
+browser: what is served and what never is (tokens, bot environments, files by client path),
+escaping of hostile bot names, the standings being the terminal's, the CLI's errors."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from arena.tournament.config import parse_config
+from arena.tournament.runner import run_tournament
+from arena.tournament.standings import HEADERS
+from arena.web.app import WebServer, create_app, keep_fresh, parse_web_address
+from arena.web.state import LiveState
+from arena.events import EventBus
+from tests.tournament.helpers import new_tag, wait_no_processes
+
+from .helpers import HOSTILE, web_config
+
+pytestmark = [pytest.mark.slow, pytest.mark.e2e]
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    """A finished 6-match tournament directory and its bots' environment tag."""
+    tag = new_tag()
+    out = tmp_path_factory.mktemp("web") / "t"
+    cfg = parse_config(web_config(tag, sleep_ms=0), "web.toml")
+    asyncio.run(run_tournament(cfg, out, progress=False))
+    assert wait_no_processes(tag) == []
+    return out, tag
+
+
+def _get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=20) as r:
+            return r.status, r.read().decode("utf-8")
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode("utf-8", "replace")
+
+
+def _serve_and_fetch(out: Path, paths: list[str]) -> dict[str, tuple[int, str]]:
+    async def main():
+        state = LiveState(out)
+        await asyncio.to_thread(state.refresh)
+        bus = EventBus()
+        server = WebServer(create_app(state, bus, live=False), "127.0.0.1", 0)
+        await server.start()
+        fresh = asyncio.create_task(keep_fresh(state, bus))
+        try:
+            return {p: await asyncio.to_thread(_get, server.url + p) for p in paths}
+        finally:
+            fresh.cancel()
+            await server.stop()
+    return asyncio.run(main())
+
+
+def test_pages_show_the_terminal_standings_and_hostile_names_as_text(finished):
+    out, tag = finished
+    got = _serve_and_fetch(out, ["", "snapshot.json"])
+    status, page = got[""]
+    assert status == 200
+    for h in HEADERS:
+        assert f"<th>{h}</th>" in page.replace("&#39;", "'")
+    assert "6</span> of 6 matches finished" in page
+    assert "The tournament is complete." in page
+    for name in HOSTILE:
+        assert name not in page                       # never as markup
+        assert name.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;") in page
+    assert "<script>alert" not in page and "<img src=x" not in page
+    snap = json.loads(got["snapshot.json"][1])
+    assert snap["done"] == 6 and snap["scheduled"] == 6
+    assert all("<img src=x" not in v and "<script>alert" not in v
+               for v in snap["fragments"].values())
+    assert "<svg" in snap["fragments"]["ratings"] and "<svg" in snap["fragments"]["h2h"]
+
+
+def test_no_token_environment_or_outside_file_is_served(finished):
+    out, tag = finished
+    (out / "secret.txt").write_text("TOP-SECRET")
+    rows = json.loads((out / "standings.json").read_text())["standings"]
+    assert len(rows) == 3
+    from arena.tournament.store import open_existing
+    with open_existing(out) as store:
+        match_ids = [r.match_id for r in store.results()]
+    good = [f"replay/{m}" for m in match_ids]
+    bad = ["replay/..%2Fsecret.txt", "replay/..%2F..%2Fetc%2Fpasswd", "replay/nope",
+           "secret.txt", "results.sqlite", "logs/slow.log", "records/", "../secret.txt",
+           "replay/%2Fetc%2Fpasswd", "static/..%2F..%2Fsecret.txt"]
+    got = _serve_and_fetch(out, ["", "snapshot.json", *good, *bad])
+    for path in bad:
+        assert got[path][0] == 404, path
+    for path in good:
+        assert got[path][0] == 200 and "358 Arena replay" in got[path][1], path
+    tokens = _tokens_in_logs(out)
+    for path, (status, body) in got.items():
+        assert tag not in body, path                   # the bots' environment
+        assert "TOP-SECRET" not in body, path
+        for token in tokens:
+            assert token not in body, path
+
+
+def _tokens_in_logs(out: Path) -> list[str]:
+    """Redacted token prefixes as the logs show them are fine; the arena never writes the
+    full token anywhere in the directory, so check the store and logs contain no 32+ hex run
+    that the pages show either (a leaked token would be such a run)."""
+    import re
+    found = set()
+    for f in (out / "logs").iterdir():
+        found.update(re.findall(r"[0-9a-f]{32,}", f.read_text(errors="replace")))
+    return sorted(found)
+
+
+def test_web_address_parsing_and_cli_errors(tmp_path):
+    assert parse_web_address("8358") == ("127.0.0.1", 8358)
+    assert parse_web_address("0.0.0.0:80") == ("0.0.0.0", 80)
+    assert parse_web_address("[::1]:9000") == ("::1", 9000)
+    with pytest.raises(ValueError, match=r"\[HOST:\]PORT"):
+        parse_web_address("localhost:http")
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    p = subprocess.run([sys.executable, "-m", "arena.cli", "serve", str(tmp_path)],
+                       capture_output=True, text=True, env=env, timeout=60)
+    assert p.returncode == 2
+    assert p.stderr.count("\n") == 1 and "missing results.sqlite" in p.stderr
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(web_config("x"))
+    p = subprocess.run([sys.executable, "-m", "arena.cli", "run", str(cfg), "--web", "x:y"],
+                       capture_output=True, text=True, env=env, timeout=60)
+    assert p.returncode == 2 and "[HOST:]PORT" in p.stderr and p.stderr.count("\n") == 1
