@@ -21,7 +21,7 @@ from typing import Any, Union
 
 from .rules import action_str
 
-__all__ = ["DecisionApplied", "Event", "EventBus", "EventSink", "MatchFinished", "MatchStarted",
+__all__ = ["CLOSED", "DecisionApplied", "Event", "EventBus", "EventSink", "MatchFinished", "MatchStarted",
            "RESYNC", "StandingsChanged", "Subscription"]
 
 
@@ -114,6 +114,16 @@ class _Resync:
 RESYNC = _Resync()
 
 
+class _Closed:
+    """The marker a subscriber gets when the bus closes: end the stream."""
+
+    def __repr__(self) -> str:
+        return "CLOSED"
+
+
+CLOSED = _Closed()
+
+
 class Subscription:
     """One subscriber's bounded queue of events (and :data:`RESYNC` markers).
 
@@ -126,6 +136,12 @@ class Subscription:
         #: how many times this subscriber fell behind and was resynchronised
         self.overflows = 0
 
+    def end(self) -> None:
+        """Drop what is queued and queue :data:`CLOSED` (the bus is closing)."""
+        while not self._queue.empty():
+            self._queue.get_nowait()
+        self._queue.put_nowait(CLOSED)
+
     def offer(self, event: Event) -> None:
         """Queue ``event`` without waiting; when the queue is full, drop what it holds and
         queue :data:`RESYNC` instead."""
@@ -137,8 +153,9 @@ class Subscription:
                 self._queue.get_nowait()
             self._queue.put_nowait(RESYNC)
 
-    async def get(self, timeout: float | None = None) -> Event | _Resync | None:
-        """The next event or :data:`RESYNC`; None when ``timeout`` seconds pass first."""
+    async def get(self, timeout: float | None = None) -> Event | _Resync | _Closed | None:
+        """The next event, :data:`RESYNC` or :data:`CLOSED`; None when ``timeout`` seconds
+        pass first."""
         try:
             async with asyncio.timeout(timeout):
                 return await self._queue.get()
@@ -176,6 +193,7 @@ class EventBus:
         self.maxsize = maxsize
         self._subscribers: set[Subscription] = set()
         self._listeners: list[EventSink] = []
+        self.closed = False
 
     def listen(self, listener: EventSink) -> None:
         """Call ``listener(event)`` for every event, before the subscribers get it. A
@@ -186,11 +204,19 @@ class EventBus:
         """A new subscriber with a queue of ``maxsize`` (default: the bus's) events."""
         sub = Subscription(self, maxsize or self.maxsize)
         self._subscribers.add(sub)
+        if self.closed:
+            sub.end()
         return sub
 
     @property
     def subscribers(self) -> int:
         return len(self._subscribers)
+
+    def close(self) -> None:
+        """Tell every subscriber to end (:data:`CLOSED`); later subscribers too."""
+        self.closed = True
+        for sub in tuple(self._subscribers):
+            sub.end()
 
     def publish(self, event: Event) -> None:
         """Hand ``event`` to every listener and subscriber; never blocks."""

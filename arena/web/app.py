@@ -28,7 +28,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from ..events import (RESYNC, DecisionApplied, EventBus, MatchFinished, MatchStarted,
+from ..events import (CLOSED, RESYNC, DecisionApplied, EventBus, MatchFinished, MatchStarted,
                       StandingsChanged)
 from ..tournament.store import StoreError
 from .page import render_page, snapshot_json
@@ -84,6 +84,8 @@ def create_app(state: LiveState, bus: EventBus, *, live: bool) -> Starlette:
                     if ev is None:
                         yield ": keep-alive\n\n"
                         continue
+                    if ev is CLOSED:    # the server is stopping: end the response cleanly
+                        return
                     text = event_message(ev, state, live)
                     if text is not None:
                         yield text
@@ -104,7 +106,11 @@ def create_app(state: LiveState, bus: EventBus, *, live: bool) -> Starlette:
                                      status_code=500)
         return HTMLResponse(text)
 
+    async def favicon(request: Request) -> Response:   # no icon (the replay page asks)
+        return Response(status_code=204)
+
     return Starlette(routes=[Route("/", page), Route("/snapshot.json", snapshot),
+                             Route("/favicon.ico", favicon),
                              Route("/events", events),
                              Route("/replay/{match_id:str}", replay)])
 

@@ -55,7 +55,8 @@ async def run_with_page(out: Path, host: str, port: int,
         with contextlib.suppress(Exception):
             await asyncio.shield(_final(state, bus, linger_s))
         fresh.cancel()
-        await asyncio.shield(server.stop())
+        bus.close()
+        await asyncio.shield(_stop_soon(server))
 
 
 async def _final(state: LiveState, bus: EventBus, linger_s: float) -> None:
@@ -85,4 +86,10 @@ async def serve_directory(out: Path, host: str, port: int, poll_s: float = 1.0) 
         await asyncio.Event().wait()
     finally:
         fresh.cancel()
-        await asyncio.shield(server.stop())
+        bus.close()
+        await asyncio.shield(_stop_soon(server))
+
+
+async def _stop_soon(server: WebServer) -> None:
+    await asyncio.sleep(0.1)    # the streams end their responses
+    await server.stop()

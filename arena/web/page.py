@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 import jinja2
 
-from ..safetext import html_finalize
+from ..safetext import html_finalize, printable
 from ..tournament.standings import HEADERS, standings_legend, table_rows
 from .page_assets import PAGE, SCRIPT, STYLE
 from .state import LiveState, Snapshot
@@ -104,7 +104,8 @@ def snapshot_json(state: LiveState, live: bool) -> str:
     return json.dumps({
         "fragments": fragments(snap, len(state.inflight)),
         "inflight": [m.to_json() for m in state.inflight.values()],
-        "done": snap.done, "scheduled": snap.scheduled, "live": live, "at": time.time()},
+        "name": printable(snap.name), "done": snap.done, "scheduled": snap.scheduled,
+        "live": live, "at": time.time()},
         ensure_ascii=True)
 
 

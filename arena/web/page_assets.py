@@ -8,7 +8,7 @@ browser reconnects by itself and gets a fresh snapshot).
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>358 Arena: {{ name }}</title><style>{{ style }}</style></head>
+<link rel="icon" href="data:,"><title>358 Arena: {{ name }}</title><style>{{ style }}</style></head>
 <body>
 <header><h1>358 Arena: <span id="name">{{ name }}</span></h1>
 <p class="mode">{{ mode }}</p>
@@ -116,6 +116,10 @@ SCRIPT = r"""
       if (!data.inflight.length) {
         document.getElementById("inflight").appendChild(el("p", "note", "No match in flight."));
       }
+    }
+    if (data.name) {   // as text
+      document.getElementById("name").textContent = data.name;
+      document.title = "358 Arena: " + data.name;
     }
     document.body.dataset.done = String(data.done);
   }
