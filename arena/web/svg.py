@@ -14,6 +14,10 @@ COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e
            "#17becf")
 
 
+#: the Elo scale's mean (arena.ratings: ratings average 1500), drawn as a dashed line
+MEAN = 1500.0
+
+
 def _t(text: object) -> str:
     return html.escape(printable(str(text)), quote=True)
 
@@ -28,9 +32,9 @@ def rating_plot(history: tuple[tuple[int, dict[str, float]], ...], bots: tuple[s
     xs = [k for k, _ in history]
     ys = [v for _, r in history for v in r.values()]
     x0, x1 = min(xs), max(xs)
-    y0, y1 = min(ys + [0.0]), max(ys + [0.0])
-    if y1 - y0 < 50:
-        y0, y1 = y0 - 25, y1 + 25
+    y0, y1 = min(ys + [MEAN]), max(ys + [MEAN])   # the scale's mean always in view
+    pad = max(25.0, (y1 - y0) * 0.08)
+    y0, y1 = y0 - pad, y1 + pad
 
     def px(k: float) -> float:
         return left + (k - x0) / max(1, x1 - x0) * (width - left - right)
@@ -41,11 +45,11 @@ def rating_plot(history: tuple[tuple[int, dict[str, float]], ...], bots: tuple[s
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="plot" role="img" '
              f'viewBox="0 0 {width} {height}" width="{width}" height="{height}">',
              '<title>Rating over time</title>',
-             f'<line x1="{left}" y1="{py(0):.1f}" x2="{width - right}" y2="{py(0):.1f}" '
-             'stroke="#bbb" stroke-dasharray="4 3"/>',
+             f'<line x1="{left}" y1="{py(MEAN):.1f}" x2="{width - right}" '
+             f'y2="{py(MEAN):.1f}" stroke="#bbb" stroke-dasharray="4 3"/>',
              f'<text x="{left - 4}" y="{py(y1) + 10:.1f}" text-anchor="end">{y1:.0f}</text>',
              f'<text x="{left - 4}" y="{py(y0):.1f}" text-anchor="end">{y0:.0f}</text>',
-             f'<text x="{left - 4}" y="{py(0) + 4:.1f}" text-anchor="end">0</text>',
+             f'<text x="{left - 4}" y="{py(MEAN) + 4:.1f}" text-anchor="end">{MEAN:.0f}</text>',
              f'<text x="{left}" y="{height - 8}">{x0}</text>',
              f'<text x="{width - right}" y="{height - 8}" text-anchor="end">{x1} matches'
              '</text>']
