@@ -162,6 +162,13 @@ class Subscription:
         except TimeoutError:
             return None
 
+    def take_ready(self, limit: int) -> list[Event | _Resync | _Closed]:
+        """Up to ``limit`` items already queued (none waited for)."""
+        out = []
+        while len(out) < limit and not self._queue.empty():
+            out.append(self._queue.get_nowait())
+        return out
+
     def pending(self) -> int:
         """Events queued and not yet taken."""
         return self._queue.qsize()

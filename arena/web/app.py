@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import socket
 from collections.abc import AsyncIterator
@@ -32,10 +33,12 @@ from ..events import (CLOSED, RESYNC, DecisionApplied, EventBus, MatchFinished, 
                       StandingsChanged)
 from ..tournament.store import StoreError
 from .page import render_page, snapshot_json
-from .state import LiveState
+from .state import LiveState, SnapshotWorker
 
 #: seconds between keep-alive comments on an idle event stream
 KEEPALIVE_S = 15.0
+#: events sent in one write at most (those already queued)
+BATCH = 256
 #: the reconnect delay the browser is told, milliseconds
 RETRY_MS = 1000
 
@@ -49,6 +52,12 @@ def event_message(ev: object, state: LiveState, live: bool) -> str | None:
     """The SSE text for one bus item (None: nothing to send)."""
     if ev is RESYNC or isinstance(ev, StandingsChanged):
         return sse("snapshot", snapshot_json(state, live))
+    return _match_message(ev)
+
+
+@functools.lru_cache(maxsize=1024)
+def _match_message(ev: object) -> str | None:
+    """The SSE text of a match event (encoded once, whatever the number of browsers)."""
     if isinstance(ev, DecisionApplied):
         return sse("decision", json.dumps({"id": ev.match_id, "i": ev.index, "hand": ev.hand,
                                            "seat": ev.seat, "kind": ev.kind,
@@ -84,11 +93,18 @@ def create_app(state: LiveState, bus: EventBus, *, live: bool) -> Starlette:
                     if ev is None:
                         yield ": keep-alive\n\n"
                         continue
-                    if ev is CLOSED:    # the server is stopping: end the response cleanly
+                    batch = [ev, *sub.take_ready(BATCH)]   # one write for what is ready
+                    texts = []
+                    for item in batch:
+                        if item is CLOSED:    # the server is stopping: end the response
+                            break
+                        text = event_message(item, state, live)
+                        if text is not None:
+                            texts.append(text)
+                    if texts:
+                        yield "".join(texts)
+                    if CLOSED in batch:
                         return
-                    text = event_message(ev, state, live)
-                    if text is not None:
-                        yield text
 
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={**_NO_STORE, "X-Accel-Buffering": "no"})
@@ -133,10 +149,13 @@ def _record_path(state: LiveState, match_id: str) -> Path | None:
     return path
 
 
-async def keep_fresh(state: LiveState, bus: EventBus, poll_s: float = 1.0) -> None:
+async def keep_fresh(state: LiveState, bus: EventBus, poll_s: float = 1.0,
+                     worker: SnapshotWorker | None = None) -> None:
     """Refresh ``state`` when a match finishes (a :class:`MatchFinished` on ``bus``) or the
     store's result count changes (polled every ``poll_s`` s: another process may be writing),
-    then publish :class:`StandingsChanged`. Runs until cancelled."""
+    then publish :class:`StandingsChanged`. Matches that finish during a refresh are taken
+    by the next one (refreshes never pile up). ``worker``: rebuild snapshots in that worker
+    process (else in a thread). Runs until cancelled."""
     dirty = asyncio.Event()
     bus.listen(lambda ev: dirty.set() if isinstance(ev, MatchFinished) else None)
     last = -1
@@ -148,7 +167,10 @@ async def keep_fresh(state: LiveState, bus: EventBus, poll_s: float = 1.0) -> No
         try:
             count = await asyncio.to_thread(state.results_count)
             if count != last or state.snapshot is None:
-                snap = await asyncio.to_thread(state.refresh)
+                if worker is not None:
+                    snap = await worker.refresh(state)
+                else:
+                    snap = await asyncio.to_thread(state.refresh)
                 last = snap.done
                 bus.publish(StandingsChanged(snap.done, snap.scheduled))
         except StoreError:

@@ -13,7 +13,7 @@ from typing import TypeVar
 from ..errors import UserError
 from ..events import EventBus, EventSink
 from .app import WebServer, create_app, is_loopback, keep_fresh
-from .state import LiveState
+from .state import LiveState, SnapshotWorker
 
 T = TypeVar("T")
 
@@ -47,21 +47,24 @@ async def run_with_page(out: Path, host: str, port: int,
     state = LiveState(out, secrets)
     bus.listen(state.on_event)
     server = await _start(create_app(state, bus, live=True), host, port)
-    fresh = asyncio.create_task(keep_fresh(state, bus, poll_s=1.0))
+    worker = SnapshotWorker()   # the rating fits run beside the arena, not in its process
+    fresh = asyncio.create_task(keep_fresh(state, bus, poll_s=1.0, worker=worker))
     _announce(server, "live page")
     try:
         return await run(bus.publish)
     finally:
-        with contextlib.suppress(Exception):
-            await asyncio.shield(_final(state, bus, linger_s))
         fresh.cancel()
+        with contextlib.suppress(Exception):
+            await asyncio.shield(_final(state, bus, linger_s, worker))
+        worker.close()
         bus.close()
         await asyncio.shield(_stop_soon(server))
 
 
-async def _final(state: LiveState, bus: EventBus, linger_s: float) -> None:
+async def _final(state: LiveState, bus: EventBus, linger_s: float,
+                 worker: SnapshotWorker) -> None:
     from ..events import StandingsChanged
-    snap = await asyncio.to_thread(state.refresh)
+    snap = await worker.refresh(state)
     bus.publish(StandingsChanged(snap.done, snap.scheduled))
     await asyncio.sleep(linger_s)
 

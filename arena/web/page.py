@@ -79,8 +79,19 @@ def format_eta(seconds: float | None) -> str | None:
     return f"{s} s"
 
 
+_LAST: list = [None, -1, {}]   # (snapshot, inflight count, fragments) rendered last
+
+
 def fragments(snap: Snapshot, inflight: int) -> dict[str, str]:
-    """Every server-rendered part of the page, by element id."""
+    """Every server-rendered part of the page, by element id (the last result is reused:
+    every browser gets the same snapshot)."""
+    if _LAST[0] is snap and _LAST[1] == inflight:
+        return _LAST[2]
+    _LAST[:] = [snap, inflight, _fragments(snap, inflight)]
+    return _LAST[2]
+
+
+def _fragments(snap: Snapshot, inflight: int) -> dict[str, str]:
     st = snap.standings
     out = {
         "progress": _TEMPLATES["progress"].render(s=snap, inflight=inflight,

@@ -251,3 +251,39 @@ def _faults(results: list[ResultRow], bots: tuple[str, ...]) -> dict:
                 a[1] += 1
                 a[2].append(f"{r.match_id}: {r.forfeit_reasons[i] or 'forfeited'}")
     return {b: (f, n, tuple(reasons[-5:])) for b, (f, n, reasons) in acc.items()}
+
+
+# -- snapshots rebuilt in a worker process ---------------------------------------------------
+_WORKER_STATES: dict[tuple[str, tuple[str, ...]], LiveState] = {}
+
+
+def build_snapshot(out: str, secrets: tuple[str, ...]) -> Snapshot:
+    """:meth:`LiveState.refresh` in a worker process (its rating-history cache kept there)."""
+    state = _WORKER_STATES.setdefault((out, secrets), LiveState(out, secrets))
+    return state.refresh()
+
+
+class SnapshotWorker:
+    """Rebuilds the snapshots in one worker process (``spawn``), so the rating fits (the
+    standings' bootstrap, the rating history) never hold the arena's interpreter lock: the
+    runner keeps its pace while the page is refreshed. Close it when done."""
+
+    def __init__(self) -> None:
+        import multiprocessing
+        import signal
+        from concurrent.futures import ProcessPoolExecutor
+        self.pool = ProcessPoolExecutor(
+            1, mp_context=multiprocessing.get_context("spawn"),
+            initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
+
+    async def refresh(self, state: LiveState) -> Snapshot:
+        """``state.refresh()`` done by the worker; sets and returns ``state.snapshot``."""
+        import asyncio
+        loop = asyncio.get_running_loop()
+        snap = await loop.run_in_executor(self.pool, build_snapshot, str(state.out),
+                                          state.secrets)
+        state.snapshot = snap
+        return snap
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
