@@ -33,9 +33,10 @@ from arena.tournament.store import open_existing
 from arena.web.app import WebServer, create_app, keep_fresh
 from arena.web.state import LiveState
 
+#: an event-stream reader (a browser stand-in that reads and drops the bytes)
 READER = ("import sys, urllib.request\n"
           "with urllib.request.urlopen(sys.argv[1]) as r:\n"
-          "    for _ in r: pass\n")
+          "    while r.read1(65536): pass\n")
 
 
 def config(deals: int) -> str:

@@ -97,8 +97,7 @@ class LiveState:
         self.secrets = tuple(s for s in secrets if s)
         self.inflight: dict[str, InFlight] = {}
         self.snapshot: Snapshot | None = None
-        self._history_key: int = -1
-        self._history: tuple = ()
+        self._history_cache: dict[int, dict[str, float] | None] = {}
 
     # -- events (runner side, O(1)) ------------------------------------------------------
     def on_event(self, event: Event) -> None:
@@ -131,7 +130,8 @@ class LiveState:
         snap = Snapshot(
             name=name, bots=bots, done=len(results), scheduled=scheduled,
             eta_s=_eta([times[r.match_id] for r in order], scheduled - len(results)),
-            standings=compute_standings(results, bots), history=self._rating_history(order, bots),
+            standings=compute_standings(results, bots),
+            history=self._rating_history(order, bots, scheduled),
             head_to_head=_head_to_head(results), finished=tuple(reversed(order))[:FINISHED_SHOWN],
             faults=_faults(results, bots), log_tails={b: self.log_tail(b) for b in bots},
             made_at=time.time())
@@ -158,22 +158,29 @@ class LiveState:
             lines = lines[1:]        # a cut first line
         return "\n".join(printable(redact_tokens(line, self.secrets)) for line in lines)
 
-    def _rating_history(self, order: list[ResultRow], bots: tuple[str, ...]) -> tuple:
-        if len(order) == self._history_key:
-            return self._history
+    def _rating_history(self, order: list[ResultRow], bots: tuple[str, ...],
+                        scheduled: int) -> tuple:
+        """Checkpoints every ``scheduled / HISTORY_POINTS`` matches (each fitted once and
+        kept) plus the latest count."""
         n = len(order)
-        step = max(1, -(-n // HISTORY_POINTS))
+        step = max(1, -(-scheduled // HISTORY_POINTS))
+        ks = [k for k in range(step, n + 1, step)] + ([n] if n % step else [])
         points = []
-        for k in list(range(step, n, step)) + ([n] if n else []):
-            rated = [RatedMatch(r.seats, tuple(r.placings), r.block_id, tuple(r.forfeited))
-                     for r in order[:k]]
-            try:
-                report = rate(rated, bootstrap=0)
-            except RatingsInputError:
-                continue
-            points.append((k, {b.name: b.rating for b in report.bots}))
-        self._history_key, self._history = n, tuple(points)
-        return self._history
+        for k in ks:
+            if k not in self._history_cache:
+                rated = [RatedMatch(r.seats, tuple(r.placings), r.block_id, tuple(r.forfeited))
+                         for r in order[:k]]
+                try:
+                    report = rate(rated, bootstrap=0)
+                except RatingsInputError:
+                    self._history_cache[k] = None
+                    continue
+                self._history_cache[k] = {b.name: b.rating for b in report.bots}
+            if self._history_cache[k] is not None:
+                points.append((k, self._history_cache[k]))
+        for k in [k for k in self._history_cache if k % step and k != n]:
+            del self._history_cache[k]   # an old "latest" point
+        return tuple(points)
 
 
 def redact_tokens(text: str, secrets: tuple[str, ...] = ()) -> str:

@@ -135,3 +135,29 @@ def test_web_address_parsing_and_cli_errors(tmp_path):
     p = subprocess.run([sys.executable, "-m", "arena.cli", "run", str(cfg), "--web", "x:y"],
                        capture_output=True, text=True, env=env, timeout=60)
     assert p.returncode == 2 and "[HOST:]PORT" in p.stderr and p.stderr.count("\n") == 1
+
+
+def test_snapshot_figures_match_the_store(finished):
+    """The rating history ends at the fit over all results; head-to-head and faults are the
+    store's counts; the ETA is 0 once everything is played."""
+    from arena.ratings import MatchResult as RatedMatch
+    from arena.ratings import rate
+    from arena.tournament.store import open_existing
+    out, _ = finished
+    snap = LiveState(out).refresh()
+    with open_existing(out) as store:
+        results = store.results()
+    report = rate([RatedMatch(r.seats, tuple(r.placings), r.block_id, tuple(r.forfeited))
+                   for r in results], bootstrap=0)
+    k, last = snap.history[-1]
+    assert k == 6 and last == {b.name: b.rating for b in report.bots}
+    # 6 scheduled: a checkpoint per match; one match alone cannot be rated
+    assert [p[0] for p in snap.history] == [2, 3, 4, 5, 6]
+    a, b = HOSTILE
+    m, above, below, equal = snap.head_to_head[(a, b)]
+    assert m == 6 and above + below + equal == 6
+    assert snap.head_to_head[(b, a)] == (6, below, above, equal)
+    assert above == sum(1 for r in results
+                        if r.placings[r.seats.index(a)] < r.placings[r.seats.index(b)])
+    assert snap.eta_s == 0.0 and (snap.done, snap.scheduled) == (6, 6)
+    assert {f[0] for f in snap.faults.values()} == {0}
