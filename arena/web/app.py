@@ -43,10 +43,12 @@ BATCH = 256
 #: seconds a stream gathers events before writing them (at most 10 writes per second per
 #: browser, whatever the pace of the matches)
 FLUSH_S = 0.1
-#: after a refresh that took d seconds, the next starts d * REST_FACTOR s later at the
-#: earliest (matches that end meanwhile are taken together): the standings' bootstrap never
-#: takes more than a fifth of a core, and still arrives within 2 s while a refresh is short
+#: after a refresh that took d seconds, the next starts min(d * REST_FACTOR, MAX_REST_S) s
+#: later at the earliest (matches that end meanwhile are taken together): the standings'
+#: bootstrap takes at most a fifth of a core while it is quick, and a change still reaches
+#: the page within about 2 s while a refresh takes under a second
 REST_FACTOR = 4.0
+MAX_REST_S = 1.0
 #: the reconnect delay the browser is told, milliseconds
 RETRY_MS = 1000
 
@@ -177,15 +179,16 @@ async def keep_fresh(state: LiveState, bus: EventBus, poll_s: float = 1.0,
         try:
             count = await asyncio.to_thread(state.results_count)
             if count != last or state.snapshot is None:
-                t0 = time.monotonic()
+                t0 = time.perf_counter()
                 if worker is not None:
                     snap = await worker.refresh(state)
+                    took = worker.last_s
                 else:
                     snap = await asyncio.to_thread(state.refresh)
+                    took = time.perf_counter() - t0
                 last = snap.done
                 bus.publish(StandingsChanged(snap.done, snap.scheduled))
-                # the rating fits' duty cycle stays under 1 / (1 + REST_FACTOR)
-                await asyncio.sleep((time.monotonic() - t0) * REST_FACTOR)
+                await asyncio.sleep(min(took * REST_FACTOR, MAX_REST_S))
         except StoreError:
             continue    # not created yet (the arena is starting)
 

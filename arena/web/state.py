@@ -264,10 +264,17 @@ def _faults(results: list[ResultRow], bots: tuple[str, ...]) -> dict:
 _WORKER_STATES: dict[tuple[str, tuple[str, ...]], LiveState] = {}
 
 
-def build_snapshot(out: str, secrets: tuple[str, ...]) -> Snapshot:
-    """:meth:`LiveState.refresh` in a worker process (its rating-history cache kept there)."""
+def build_snapshot(out: str, secrets: tuple[str, ...]) -> tuple[Snapshot, float]:
+    """:meth:`LiveState.refresh` in a worker process (its rating-history cache kept there);
+    returns the snapshot and the seconds it took."""
+    t0 = time.perf_counter()
     state = _WORKER_STATES.setdefault((out, secrets), LiveState(out, secrets))
-    return state.refresh()
+    return state.refresh(), time.perf_counter() - t0
+
+
+def _warm() -> None:
+    """Import what a refresh needs (the worker's start, paid before the first refresh)."""
+    from ..ratings import rate  # noqa: F401
 
 
 class SnapshotWorker:
@@ -282,13 +289,16 @@ class SnapshotWorker:
         self.pool = ProcessPoolExecutor(
             1, mp_context=multiprocessing.get_context("spawn"),
             initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
+        self.pool.submit(_warm)
+        #: seconds the last refresh took in the worker
+        self.last_s = 0.0
 
     async def refresh(self, state: LiveState) -> Snapshot:
         """``state.refresh()`` done by the worker; sets and returns ``state.snapshot``."""
         import asyncio
         loop = asyncio.get_running_loop()
-        snap = await loop.run_in_executor(self.pool, build_snapshot, str(state.out),
-                                          state.secrets)
+        snap, self.last_s = await loop.run_in_executor(self.pool, build_snapshot,
+                                                       str(state.out), state.secrets)
         state.snapshot = snap
         return snap
 
