@@ -161,3 +161,49 @@ def test_snapshot_figures_match_the_store(finished):
                         if r.placings[r.seats.index(a)] < r.placings[r.seats.index(b)])
     assert snap.eta_s == 0.0 and (snap.done, snap.scheduled) == (6, 6)
     assert {f[0] for f in snap.faults.values()} == {0}
+
+
+def test_serve_follows_an_arena_running_in_another_process(tmp_path):
+    """``arena serve`` polls the store (read-only) of a directory another arena is writing:
+    the counts it serves grow to the end, and the running arena is not disturbed."""
+    import re
+    import time
+
+    tag = new_tag()
+    cfg = tmp_path / "web.toml"
+    cfg.write_text(web_config(tag, sleep_ms=40))
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    run = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(cfg), "--out",
+                            str(out), "--quiet"], env=env, text=True,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    serve = None
+    try:
+        deadline = time.monotonic() + 120
+        while not (out / "results.sqlite").exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        serve = subprocess.Popen([sys.executable, "-m", "arena.cli", "serve", str(out),
+                                  "--port", "0"], env=env, text=True, stderr=subprocess.PIPE)
+        from .helpers import read_url
+        url = read_url(serve)
+        seen = []
+        while time.monotonic() < deadline:
+            done = json.loads(_get(url + "snapshot.json")[1])["done"]
+            if not seen or seen[-1] != done:
+                seen.append(done)
+            if done == 6:
+                break
+            time.sleep(0.3)
+        assert run.wait(timeout=120) == 0, run.stderr.read()
+        assert seen[-1] == 6 and len(seen) >= 2, seen      # it moved while we watched
+        assert seen == sorted(seen)
+        status, page = _get(url)
+        assert status == 200 and "read-only view" in page
+        assert re.search(r"6</span> of 6 matches finished", page)
+    finally:
+        for p in (run, serve):
+            if p is not None and p.poll() is None:
+                p.terminate()
+                p.wait(timeout=30)
+    assert serve.returncode in (0, -15)
+    assert wait_no_processes(tag) == []
