@@ -49,7 +49,8 @@ FRAGMENTS = {
 <details class="bot"{% if f[0] or f[1] %} open{% endif %}><summary>{{ bot }}: {{ f[0] }}
 fault{{ '' if f[0] == 1 else 's' }}, {{ f[1] }} forfeit{{ '' if f[1] == 1 else 's' }}</summary>
 {% for reason in f[2] %}<p class="reason">{{ reason }}</p>{% endfor %}
-<pre class="log">{{ s.log_tails.get(bot) or '(no log)' }}</pre></details>
+<pre class="log">{% for line in (s.log_tails.get(bot) or '(no log)').splitlines() %}{{ line }}
+{% endfor %}</pre></details>
 {% endfor %}
 """,
 }

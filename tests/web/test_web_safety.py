@@ -81,6 +81,11 @@ def test_pages_show_the_terminal_standings_and_hostile_names_as_text(finished):
     assert all("<img src=x" not in v and "<script>alert" not in v
                for v in snap["fragments"].values())
     assert "<svg" in snap["fragments"]["ratings"] and "<svg" in snap["fragments"]["h2h"]
+    # the log tails keep their lines (one per line of the log, escaped within)
+    log = LiveState(out).log_tail("slow").splitlines()
+    from markupsafe import escape
+    assert len(log) >= 2 and "\n".join(map(escape, log[-2:])) in snap["fragments"]["faults"]
+    assert "\\u000a" not in snap["fragments"]["faults"]
 
 
 def test_no_token_environment_or_outside_file_is_served(finished):
