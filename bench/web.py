@@ -4,8 +4,9 @@
 
 1. Throughput: the same tournament (three trivial protocol bots,
    ``arena.bench.trivial_bot``, full-length sergeant-major matches, concurrency 2) without the
-   page and with it (``EventBus`` + live state + uvicorn in the arena's process, as
-   ``arena run --web`` does) and 3 browsers' event streams connected (reader processes);
+   page and with it (``EventBus`` + live state + uvicorn in the arena's process and the
+   snapshot worker process, as ``arena run --web`` does; the worker's start is not timed) and
+   3 browsers' event streams connected (reader processes);
    rounds alternate, medians of decisions/s are compared (target: under 5% slower).
 2. Memory: ``arena serve`` on the finished directory, then ``--cycles`` connect / read the
    first snapshot / disconnect cycles of its event stream on 127.0.0.1; the server's RSS after
@@ -31,7 +32,7 @@ from arena.tournament.config import parse_config
 from arena.tournament.runner import run_tournament
 from arena.tournament.store import open_existing
 from arena.web.app import WebServer, create_app, keep_fresh
-from arena.web.state import LiveState
+from arena.web.state import LiveState, SnapshotWorker
 
 #: an event-stream reader (a browser stand-in that reads and drops the bytes)
 READER = ("import sys, urllib.request\n"
@@ -65,7 +66,9 @@ async def one_round(deals: int, web: bool) -> float:
             bus.listen(state.on_event)
             server = WebServer(create_app(state, bus, live=True), "127.0.0.1", 0)
             await server.start()
-            fresh = asyncio.create_task(keep_fresh(state, bus))
+            worker = SnapshotWorker()          # as arena run --web does
+            await asyncio.wrap_future(worker.pool.submit(int))   # started and warm
+            fresh = asyncio.create_task(keep_fresh(state, bus, worker=worker))
             readers = [subprocess.Popen([sys.executable, "-c", READER, server.url + "events"])
                        for _ in range(3)]
             while bus.subscribers < 3:
@@ -76,6 +79,7 @@ async def one_round(deals: int, web: bool) -> float:
         seconds = time.perf_counter() - t0
         if web:
             fresh.cancel()
+            worker.close()
             bus.close()
             await asyncio.sleep(0.1)
             await server.stop()
