@@ -272,6 +272,29 @@ def build_snapshot(out: str, secrets: tuple[str, ...]) -> tuple[Snapshot, float]
     return state.refresh(), time.perf_counter() - t0
 
 
+def _worker_init(parent: int) -> None:
+    """In the worker: ignore Ctrl-C (the arena stops it) and exit as soon as the arena is
+    gone, however it ended (SIGKILL included): the parent death signal on Linux, and a
+    watcher thread everywhere."""
+    import os
+    import signal
+    import threading
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        import ctypes
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:
+        os._exit(0)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def _warm() -> None:
     """Import what a refresh needs (the worker's start, paid before the first refresh)."""
     from ..ratings import rate  # noqa: F401
@@ -280,15 +303,16 @@ def _warm() -> None:
 class SnapshotWorker:
     """Rebuilds the snapshots in one worker process (``spawn``), so the rating fits (the
     standings' bootstrap, the rating history) never hold the arena's interpreter lock: the
-    runner keeps its pace while the page is refreshed. Close it when done."""
+    runner keeps its pace while the page is refreshed. Close it when done; it also ends by
+    itself when the arena dies (:func:`_worker_init`)."""
 
     def __init__(self) -> None:
         import multiprocessing
-        import signal
+        import os
         from concurrent.futures import ProcessPoolExecutor
         self.pool = ProcessPoolExecutor(
             1, mp_context=multiprocessing.get_context("spawn"),
-            initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
+            initializer=_worker_init, initargs=(os.getpid(),))
         self.pool.submit(_warm)
         #: seconds the last refresh took in the worker
         self.last_s = 0.0

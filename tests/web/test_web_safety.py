@@ -212,3 +212,52 @@ def test_serve_follows_an_arena_running_in_another_process(tmp_path):
                 p.wait(timeout=30)
     assert serve.returncode in (0, -15)
     assert wait_no_processes(tag) == []
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rpartition(")")[2].split()[1]) == pid:
+                out.append(int(entry))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return ") Z " not in Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+
+
+def test_sigkill_of_an_arena_with_the_page_leaves_nothing_running(tmp_path):
+    """The snapshot worker (and every bot) ends when ``arena run --web`` is SIGKILLed."""
+    import signal
+    import time
+
+    from .helpers import read_url
+    tag = new_tag()
+    cfg = tmp_path / "web.toml"
+    cfg.write_text(web_config(tag, sleep_ms=60, deals=3))
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    run = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(cfg), "--out",
+                            str(tmp_path / "out"), "--web", "0", "--quiet"], env=env,
+                           text=True, stderr=subprocess.PIPE)
+    url = read_url(run)
+    deadline = time.monotonic() + 60
+    while json.loads(_get(url + "snapshot.json")[1])["done"] < 1:
+        assert time.monotonic() < deadline
+        time.sleep(0.3)
+    children = _children(run.pid)
+    assert len(children) >= 4          # the worker (and its tracker) beside 3 bots
+    run.send_signal(signal.SIGKILL)
+    run.wait(timeout=30)
+    deadline = time.monotonic() + 15
+    while any(_alive(c) for c in children) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert [c for c in children if _alive(c)] == []
+    assert wait_no_processes(tag) == []
