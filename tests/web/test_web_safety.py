@@ -261,3 +261,28 @@ def test_sigkill_of_an_arena_with_the_page_leaves_nothing_running(tmp_path):
         time.sleep(0.2)
     assert [c for c in children if _alive(c)] == []
     assert wait_no_processes(tag) == []
+
+
+def test_non_loopback_bind_warns_and_a_resync_is_a_fresh_snapshot(finished):
+    from arena.events import RESYNC, StandingsChanged
+    from arena.web.app import event_message
+
+    from .helpers import read_url
+    out, _ = finished
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    serve = subprocess.Popen([sys.executable, "-m", "arena.cli", "serve", str(out), "--host",
+                              "0.0.0.0", "--port", "0"], env=env, text=True,
+                             stderr=subprocess.PIPE)
+    try:
+        read_url(serve)
+        warning = serve.stderr.readline()
+    finally:
+        serve.terminate()
+        serve.wait(timeout=30)
+    assert warning.startswith("arena: WARNING: the page is reachable from other machines")
+    state = LiveState(out)
+    state.refresh()
+    for item in (RESYNC, StandingsChanged(6, 6)):
+        text = event_message(item, state, live=False)
+        assert text.startswith("event: snapshot\ndata: ")
+        assert json.loads(text.split("data: ", 1)[1])["done"] == 6
