@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from ..errors import UserError
 
-INSTALL_HINT = "python3 -m pip install 'arena358[web]' (or: python3 -m pip install starlette uvicorn)"
+INSTALL_HINT = ("python3 -m pip install 'arena358[web]' (or: python3 -m pip install "
+                "starlette uvicorn)")
 
 
 def require_web() -> None:

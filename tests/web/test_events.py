@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from arena.events import (RESYNC, DecisionApplied, EventBus, MatchFinished, MatchStarted,
+from arena.events import (RESYNC, DecisionApplied, EventBus, MatchStarted,
                           action_text, decision_hook)
 from arena.match.runner import DecisionLog
 from arena.rules import action_str

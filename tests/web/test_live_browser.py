@@ -18,6 +18,10 @@ from urllib.parse import urlparse
 
 import pytest
 
+NO_WEB = "the web extra is not installed (python3 -m pip install -e '.[web]')"
+pytest.importorskip("starlette", reason=NO_WEB)
+pytest.importorskip("uvicorn", reason=NO_WEB)
+
 from arena.tournament.store import open_existing
 from tests.records.browser import find_chromium, playwright_browser, playwright_missing
 from tests.tournament.helpers import new_tag, wait_no_processes

@@ -15,6 +15,10 @@ from pathlib import Path
 
 import pytest
 
+NO_WEB = "the web extra is not installed (python3 -m pip install -e '.[web]')"
+pytest.importorskip("starlette", reason=NO_WEB)
+pytest.importorskip("uvicorn", reason=NO_WEB)
+
 from arena.tournament.config import parse_config
 from arena.tournament.runner import run_tournament
 from arena.tournament.standings import HEADERS
