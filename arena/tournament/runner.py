@@ -361,8 +361,10 @@ async def _play_one(cfg: TournamentConfig, rules, m: ScheduledMatch,  # noqa: AN
     leased = await pool.acquire(m.seats)
     result = None
     try:
-        result = await run_match(spec, [bot for _, _, bot in leased],
-                                 on_decision=decision_hook(events, m.match_id, m.seats))
+        hook = decision_hook(events, m.match_id, m.seats)
+        bots = [bot for _, _, bot in leased]
+        result = await (run_match(spec, bots) if hook is None else
+                        run_match(spec, bots, on_decision=hook))
         return result
     finally:
         for i, (name, inst, bot) in enumerate(leased):
