@@ -28,6 +28,7 @@ COMMAND_MODULES = (
     "arena.commands.play",      # play one match
     "arena.commands.check_bot", # protocol conformance of one bot
     "arena.commands.replay",    # replay / verify / html of a match record
+    "arena.commands.serve",     # the live web page of a tournament directory
     "arena.commands.ratings",   # ratings of a tournament directory
     "arena.commands.bench",     # benchmarks
     "arena.commands.presets",   # list rule presets

@@ -31,6 +31,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="play the matches on a Ray cluster ([cluster] backend = \"ray\"); "
                    "ADDRESS: auto (a cluster started here with `ray start`), local (a private "
                    "Ray instance), ray://HOST:PORT or HOST:PORT (default: [cluster] address)")
+    p.add_argument("--web", metavar="[HOST:]PORT",
+                   help="serve the live tournament page while it runs (default host "
+                   "127.0.0.1; port 0: any free); needs the web extra")
     p.set_defaults(func=run)
 
 
@@ -44,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "ray", None) is not None:
         fields = {"backend": "ray", **({"address": args.ray} if args.ray else {})}
         cfg = with_cluster(cfg, args.config, **fields)
+    web = _web_address(args.web)    # a bad --web value is refused before anything is written
     out = Path(args.out) if args.out else Path("runs") / Path(args.config).stem
     with ExitStack() as stack:
         try:
@@ -53,14 +57,21 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UserError(f"cannot use output directory {out}: {exc.strerror or exc}") \
                 from None
-        return _run(args, cfg, out)
+        return _run(args, cfg, out, web)
 
 
-def _run(args: argparse.Namespace, cfg, out: Path) -> int:  # noqa: ANN001 - TournamentConfig
+def _run(args: argparse.Namespace, cfg, out: Path,  # noqa: ANN001 - TournamentConfig
+         web: tuple[str, int] | None) -> int:
     from ..protocol.errors import ServerStartError
     from ..tournament.runner import run_tournament
     try:
-        outcome = run_guarded(run_tournament(cfg, out, progress=not args.quiet))
+        if web is None:
+            outcome = run_guarded(run_tournament(cfg, out, progress=not args.quiet))
+        else:
+            from ..web.live import run_with_page
+            outcome = run_guarded(run_with_page(out, *web, lambda sink: run_tournament(
+                cfg, out, progress=not args.quiet, events=sink),
+                secrets=tuple(b.token for b in cfg.bots if b.token)))
     except Interrupted as exc:
         print(f"arena: stopped by {exc}; rerun the same command to resume", file=sys.stderr)
         return exc.code
@@ -95,6 +106,19 @@ def _run(args: argparse.Namespace, cfg, out: Path) -> int:  # noqa: ANN001 - Tou
               f"resumed from earlier runs, {outcome.scheduled} scheduled; results in {out}/ "
               f"(standings.md/.csv/.json, los.csv, headtohead.csv, records/, logs/, arena.log)")
     return _never_started(outcome.never_started)
+
+
+def _web_address(text: str | None) -> tuple[str, int] | None:
+    """``--web [HOST:]PORT`` checked (and the web extra present), or None without it."""
+    if text is None:
+        return None
+    from ..web import require_web
+    require_web()
+    from ..web.app import parse_web_address
+    try:
+        return parse_web_address(text)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
 
 
 #: exit status of ``arena run`` when a bot never started

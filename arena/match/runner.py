@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -217,8 +217,12 @@ def _printable(action: int) -> bool:
     return True
 
 
-async def run_match(spec: MatchSpec, bots: Sequence[Bot]) -> MatchResult:
+async def run_match(spec: MatchSpec, bots: Sequence[Bot], *,
+                    on_decision: Callable[[DecisionLog], None] | None = None) -> MatchResult:
     """Play one match between ``bots`` (by seat 0..2) and return its result.
+
+    ``on_decision`` (optional) is called with each decision's log entry right after it is
+    applied (the live page uses it); it must be quick and must not raise.
 
     Never raises for a bot's misbehaviour (see the module docstring); raises only for bad
     arguments (``ValueError``: not exactly three bots) or an invalid explicit deal
@@ -247,6 +251,8 @@ async def run_match(spec: MatchSpec, bots: Sequence[Bot]) -> MatchResult:
             entry = await _ask(spec, seat, state, next(_REQUEST_IDS), len(log))
         state.apply(entry.action)
         log.append(entry)
+        if on_decision is not None:
+            on_decision(entry)
     forfeited = tuple(seat.forfeit is not None for seat in seats)
     placings = placings_with_forfeits(state.placings, forfeited)
     # the bots are told the placings that are recorded and rated, and why they differ

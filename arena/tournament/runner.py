@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
+from ..events import EventSink, MatchFinished, decision_hook
 from ..match import MatchResult, MatchSpec, run_match
 from ..protocol.server import ArenaServer
 from ..records import record_from_result
@@ -204,14 +205,16 @@ class _Progress:
 
 
 async def run_tournament(cfg: TournamentConfig, out: Path, *, progress: bool = True,
-                         on_match: Callable[[ScheduledMatch], None] | None = None
-                         ) -> TournamentOutcome:
+                         on_match: Callable[[ScheduledMatch], None] | None = None,
+                         events: EventSink | None = None) -> TournamentOutcome:
     """Run (or resume) the tournament of ``cfg`` into directory ``out``.
 
     Args:
         cfg: validated config. out: output directory (created).
         progress: show a progress bar / lines on stderr.
         on_match: called after each match is stored (tests use it to interrupt).
+        events: optional sink of :mod:`arena.events` (match started, decision applied, match
+            finished); it must not block (the live page's ``EventBus.publish``).
 
     Raises:
         OutDirError: ``out`` cannot be created or another arena runs on it.
@@ -219,13 +222,14 @@ async def run_tournament(cfg: TournamentConfig, out: Path, *, progress: bool = T
     """
     lock = lock_out_dir(out)
     try:
-        return await _run_locked(cfg, out, progress, on_match)
+        return await _run_locked(cfg, out, progress, on_match, events)
     finally:
         os.close(lock)   # releases the lock
 
 
 async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
-                      on_match: Callable[[ScheduledMatch], None] | None) -> TournamentOutcome:
+                      on_match: Callable[[ScheduledMatch], None] | None,
+                      events: EventSink | None = None) -> TournamentOutcome:
     names = [b.name for b in cfg.bots]
     with Store(out / "results.sqlite") as store:   # refuses a file that is not a store
         (out / "records").mkdir(exist_ok=True)
@@ -246,7 +250,7 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
         played = 0
         disqualified: list[str] = []
         if pending:
-            executor = make_executor(cfg, out, prog, procs)
+            executor = make_executor(cfg, out, prog, procs, events)
             queue: asyncio.Queue[ScheduledMatch] = asyncio.Queue()
             for m in pending:
                 queue.put_nowait(m)
@@ -259,6 +263,10 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
                     # finished normally: the record and its row are written even if the run
                     # is being cancelled meanwhile (a cancelled match never gets here)
                     await _uncancellable(_save(out, store, done))
+                    if events is not None:
+                        row = done.row
+                        events(MatchFinished(m.match_id, m.seats, tuple(row.placings),
+                                             tuple(row.scores), row.record))
                     played += 1
                     prog.advance(m, done.row)
                     if on_match is not None:
@@ -329,14 +337,16 @@ def sweep_unfinished_records(out: Path, pending: list[ScheduledMatch]) -> int:
 
 
 def make_executor(cfg: TournamentConfig, out: Path, prog: _Progress,
-                  tracker: ProcessTracker | None) -> MatchExecutor:
+                  tracker: ProcessTracker | None,
+                  events: EventSink | None = None) -> MatchExecutor:
     """The executor ``[cluster] backend`` asks for: :class:`LocalExecutor` or Ray's (whose
-    bots run on the cluster's nodes: not in ``tracker``)."""
+    bots run on the cluster's nodes: not in ``tracker``; it publishes no per-decision
+    ``events``, only the runner's match finished)."""
     if cfg.cluster.backend == "ray":
         from ..cluster.executor import RayExecutor
         return RayExecutor(cfg, out, prog.message)
     return LocalExecutor(cfg, out / "logs", prog.message, on_warning=prog.warning,
-                         tracker=tracker)
+                         tracker=tracker, events=events)
 
 
 def played_from_result(m: ScheduledMatch, result: MatchResult) -> PlayedMatch:
@@ -359,13 +369,15 @@ class LocalExecutor:
     def __init__(self, cfg: TournamentConfig, log_dir: Path, on_event: Callable[[str], None],
                  *, slots: int | None = None, bind: str | None = None,
                  on_warning: Callable[[str], None] | None = None,
-                 tracker: ProcessTracker | None = None) -> None:
+                 tracker: ProcessTracker | None = None,
+                 events: EventSink | None = None) -> None:
         self.cfg = cfg
         self.rules = cfg.rules_config()
         self.log_dir = log_dir
         self.on_event = on_event
         self.on_warning = on_warning or on_event
         self.tracker = tracker
+        self.events = events
         self.slots = slots or cfg.tournament.concurrency
         self.bind = bind or cfg.server.bind
         self.server: ArenaServer | None = None
@@ -396,7 +408,7 @@ class LocalExecutor:
                             tracker=self.tracker, extra_env=cfg.server.bot_env())
 
     async def play(self, m: ScheduledMatch) -> PlayedMatch:
-        result = await _play_one(self.cfg, self.rules, m, self.pool)
+        result = await _play_one(self.cfg, self.rules, m, self.pool, self.events)
         return await asyncio.to_thread(played_from_result, m, result)
 
     async def close(self) -> None:
@@ -414,14 +426,17 @@ async def _shutdown(pool: BotPool, server: ArenaServer) -> None:
 
 
 async def _play_one(cfg: TournamentConfig, rules, m: ScheduledMatch,  # noqa: ANN001
-                    pool: BotPool) -> MatchResult:
+                    pool: BotPool, events: EventSink | None = None) -> MatchResult:
     spec = MatchSpec(match_id=m.match_id, cfg=rules, seed=m.seed,
                      time_ms=cfg.time.per_decision_ms, grace_ms=cfg.time.grace_ms,
                      time_bank_ms=cfg.time.bank_ms or None, max_faults=cfg.faults.max_faults)
     leased = await pool.acquire(m.seats)
     result = None
     try:
-        result = await run_match(spec, [bot for _, _, bot in leased])
+        hook = decision_hook(events, m.match_id, m.seats)
+        bots = [bot for _, _, bot in leased]
+        result = await (run_match(spec, bots) if hook is None else
+                        run_match(spec, bots, on_decision=hook))
         return result
     finally:
         for i, (name, inst, bot) in enumerate(leased):

@@ -1,0 +1,257 @@
+"""The live page's ASGI app (Starlette) and its server (uvicorn, on the caller's event loop).
+
+Routes (all read-only, all relative so the page works behind a path prefix):
+
+- ``/``: the page (:mod:`arena.web.page`); ``/snapshot.json``: the ``snapshot`` event's data.
+- ``/events``: server-sent events: ``snapshot`` first and after every standings change or
+  when this client fell behind (its queue overflowed), ``started`` / ``decision`` /
+  ``finished`` for the matches in flight, a comment every 15 s to keep the stream open.
+- ``/replay/<match id>``: the replay viewer (:func:`arena.records.html.render_html`) of a
+  finished match; the record path comes from the store's result row and must resolve inside
+  ``records/`` of the tournament directory, otherwise 404.
+
+Nothing else is served: no config (tokens, bot commands and environments live only there), no
+directory listing, no file by a client-supplied path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import json
+import socket
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from ..events import (CLOSED, RESYNC, DecisionApplied, EventBus, MatchFinished, MatchStarted,
+                      StandingsChanged)
+from ..tournament.store import StoreError
+from .page import render_page, snapshot_json
+from .state import LiveState, SnapshotWorker
+
+#: seconds between keep-alive comments on an idle event stream
+KEEPALIVE_S = 15.0
+#: events sent in one write at most (those already queued)
+BATCH = 256
+#: seconds a stream gathers events before writing them (at most 10 writes per second per
+#: browser, whatever the pace of the matches)
+FLUSH_S = 0.1
+#: after a refresh that took d seconds, the next starts min(d * REST_FACTOR, MAX_REST_S) s
+#: later at the earliest (matches that end meanwhile are taken together): the standings'
+#: bootstrap takes at most a fifth of a core while it is quick, and a change still reaches
+#: the page within about 2 s while a refresh takes under a second
+REST_FACTOR = 4.0
+MAX_REST_S = 1.0
+#: the reconnect delay the browser is told, milliseconds
+RETRY_MS = 1000
+
+
+def sse(event: str, data: str) -> str:
+    """One server-sent event (``data`` is one line of JSON)."""
+    return f"event: {event}\ndata: {data}\n\n"
+
+
+def event_message(ev: object, state: LiveState, live: bool) -> str | None:
+    """The SSE text for one bus item (None: nothing to send)."""
+    if ev is RESYNC or isinstance(ev, StandingsChanged):
+        return sse("snapshot", snapshot_json(state, live))
+    return _match_message(ev)
+
+
+@functools.lru_cache(maxsize=1024)
+def _match_message(ev: object) -> str | None:
+    """The SSE text of a match event (encoded once, whatever the number of browsers)."""
+    if isinstance(ev, DecisionApplied):
+        return sse("decision", json.dumps({"id": ev.match_id, "i": ev.index, "hand": ev.hand,
+                                           "seat": ev.seat, "kind": ev.kind,
+                                           "action": ev.action, "fault": ev.fault}))
+    if isinstance(ev, MatchStarted):
+        return sse("started", json.dumps({"id": ev.match_id, "seats": list(ev.seats),
+                                          "moves": [], "decisions": 0}))
+    if isinstance(ev, MatchFinished):
+        return sse("finished", json.dumps({"id": ev.match_id}))
+    return None
+
+
+def create_app(state: LiveState, bus: EventBus, *, live: bool) -> Starlette:
+    """The app over ``state`` (kept fresh by :func:`keep_fresh`); ``live``: a running arena
+    publishes to ``bus`` (matches in flight are shown)."""
+
+    async def page(request: Request) -> Response:
+        return HTMLResponse(render_page(state, live), headers=_NO_STORE)
+
+    async def snapshot(request: Request) -> Response:
+        return Response(snapshot_json(state, live), media_type="application/json",
+                        headers=_NO_STORE)
+
+    async def events(request: Request) -> Response:
+        sub = bus.subscribe()
+
+        async def stream() -> AsyncIterator[str]:
+            with sub:
+                yield f"retry: {RETRY_MS}\n\n"
+                yield sse("snapshot", snapshot_json(state, live))
+                while True:
+                    ev = await sub.get(timeout=KEEPALIVE_S)
+                    if ev is None:
+                        yield ": keep-alive\n\n"
+                        continue
+                    if ev is not CLOSED:   # gather what comes within FLUSH_S: one write
+                        await asyncio.sleep(FLUSH_S)
+                    batch = [ev, *sub.take_ready(BATCH)]
+                    texts = []
+                    for item in batch:
+                        if item is CLOSED:    # the server is stopping: end the response
+                            break
+                        text = event_message(item, state, live)
+                        if text is not None:
+                            texts.append(text)
+                    if texts:
+                        yield "".join(texts)
+                    if CLOSED in batch:
+                        return
+
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={**_NO_STORE, "X-Accel-Buffering": "no"})
+
+    async def replay(request: Request) -> Response:
+        path = _record_path(state, request.path_params["match_id"])
+        if path is None:
+            return PlainTextResponse("no such finished match", status_code=404)
+        from ..records import read_record
+        from ..records.html import render_html
+        try:
+            text = await asyncio.to_thread(lambda: render_html(read_record(path)))
+        except Exception as exc:  # noqa: BLE001 - a damaged record is a page, not a crash
+            return PlainTextResponse(f"cannot show this record: {type(exc).__name__}",
+                                     status_code=500)
+        return HTMLResponse(text)
+
+    async def favicon(request: Request) -> Response:   # no icon (the replay page asks)
+        return Response(status_code=204)
+
+    return Starlette(routes=[Route("/", page), Route("/snapshot.json", snapshot),
+                             Route("/favicon.ico", favicon),
+                             Route("/events", events),
+                             Route("/replay/{match_id:str}", replay)])
+
+
+_NO_STORE = {"Cache-Control": "no-store"}
+
+
+def _record_path(state: LiveState, match_id: str) -> Path | None:
+    """The record file of a finished match listed in the snapshot, inside ``records/``."""
+    snap = state.snapshot
+    if snap is None:
+        return None
+    row = next((r for r in snap.finished if r.match_id == match_id), None)
+    if row is None:
+        return None
+    records = (state.out / "records").resolve()
+    path = (state.out / row.record).resolve()
+    if not path.is_relative_to(records) or not path.is_file():
+        return None
+    return path
+
+
+async def keep_fresh(state: LiveState, bus: EventBus, poll_s: float = 1.0,
+                     worker: SnapshotWorker | None = None) -> None:
+    """Refresh ``state`` when a match finishes (a :class:`MatchFinished` on ``bus``) or the
+    store's result count changes (polled every ``poll_s`` s: another process may be writing),
+    then publish :class:`StandingsChanged`. Matches that finish during a refresh are taken
+    by the next one (refreshes never pile up). ``worker``: rebuild snapshots in that worker
+    process (else in a thread). Runs until cancelled."""
+    dirty = asyncio.Event()
+    bus.listen(lambda ev: dirty.set() if isinstance(ev, MatchFinished) else None)
+    last = -1
+    while True:
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(poll_s):
+                await dirty.wait()
+        dirty.clear()
+        try:
+            count = await asyncio.to_thread(state.results_count)
+            if count != last or state.snapshot is None:
+                t0 = time.perf_counter()
+                if worker is not None:
+                    snap = await worker.refresh(state)
+                    took = worker.last_s
+                else:
+                    snap = await asyncio.to_thread(state.refresh)
+                    took = time.perf_counter() - t0
+                last = snap.done
+                bus.publish(StandingsChanged(snap.done, snap.scheduled))
+                await asyncio.sleep(min(took * REST_FACTOR, MAX_REST_S))
+        except StoreError:
+            continue    # not created yet (the arena is starting)
+
+
+def parse_web_address(text: str, default_host: str = "127.0.0.1") -> tuple[str, int]:
+    """``[HOST:]PORT`` (IPv6 hosts in brackets) -> (host, port).
+
+    Raises:
+        ValueError: not a port number 0..65535.
+    """
+    host, sep, port = text.rpartition(":")
+    host = host.strip("[]") if sep else default_host
+    if not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ValueError(f"--web expects [HOST:]PORT, e.g. 8358 or 0.0.0.0:8358; got {text!r}")
+    return host or default_host, int(port)
+
+
+def is_loopback(host: str) -> bool:
+    return host in ("127.0.0.1", "localhost", "::1") or host.startswith("127.")
+
+
+class WebServer:
+    """uvicorn serving ``app`` on ``host:port`` inside the running event loop (no signal
+    handlers of its own: the arena's stay in charge).
+
+    Raises (from :meth:`start`): OSError when the address cannot be bound.
+    """
+
+    def __init__(self, app: Starlette, host: str, port: int) -> None:
+        self.app, self.host, self.port = app, host, port
+        self._server = None
+        self._task: asyncio.Task | None = None
+
+    async def start(self) -> int:
+        """Bind and start serving; returns the bound port."""
+        import uvicorn
+
+        class _Server(uvicorn.Server):
+            def capture_signals(self):  # noqa: ANN202 - the arena handles signals
+                return contextlib.nullcontext()
+
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        sock = socket.create_server((self.host, self.port), family=family, reuse_port=False)
+        self.port = sock.getsockname()[1]
+        config = uvicorn.Config(self.app, log_level="warning", lifespan="off",
+                                access_log=False, timeout_graceful_shutdown=1)
+        self._server = _Server(config)
+        self._task = asyncio.create_task(self._server.serve(sockets=[sock]))
+        while not self._server.started:
+            if self._task.done():
+                self._task.result()
+                raise OSError(f"the web server on {self.host}:{self.port} stopped at start")
+            await asyncio.sleep(0.01)
+        return self.port
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/"
+
+    async def stop(self) -> None:
+        if self._server is None or self._task is None:
+            return
+        self._server.should_exit = True
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await self._task

@@ -1,0 +1,98 @@
+"""Serving the live page beside a running tournament (``arena run --web``) or over a
+tournament directory (``arena serve``)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TypeVar
+
+from ..errors import UserError
+from ..events import EventBus, EventSink
+from .app import WebServer, create_app, is_loopback, keep_fresh
+from .state import LiveState, SnapshotWorker
+
+T = TypeVar("T")
+
+
+def _announce(server: WebServer, what: str) -> None:
+    print(f"arena: {what} at {server.url}", file=sys.stderr, flush=True)
+    if not is_loopback(server.host):
+        print(f"arena: WARNING: the page is reachable from other machines on {server.host} "
+              "(no authentication; bot names, results and bots' log tails are visible)",
+              file=sys.stderr, flush=True)
+
+
+async def _start(app, host: str, port: int) -> WebServer:  # noqa: ANN001 - a Starlette app
+    server = WebServer(app, host, port)
+    try:
+        await server.start()
+    except OSError as exc:
+        raise UserError(f"--web {host}:{port}: cannot listen: {exc.strerror or exc}") from None
+    return server
+
+
+async def run_with_page(out: Path, host: str, port: int,
+                        run: Callable[[EventSink], Awaitable[T]], *, linger_s: float = 0.5,
+                        bus: EventBus | None = None, secrets: tuple[str, ...] = ()) -> T:
+    """Serve the live page of ``out`` while ``run(bus.publish)`` (the tournament) runs; the
+    page gets its final state, then the server stops ``linger_s`` s after the run ends.
+
+    Raises: UserError when the address cannot be bound; whatever ``run`` raises.
+    """
+    bus = bus or EventBus()
+    state = LiveState(out, secrets)
+    bus.listen(state.on_event)
+    server = await _start(create_app(state, bus, live=True), host, port)
+    worker = SnapshotWorker()   # the rating fits run beside the arena, not in its process
+    fresh = asyncio.create_task(keep_fresh(state, bus, poll_s=1.0, worker=worker))
+    _announce(server, "live page")
+    try:
+        return await run(bus.publish)
+    finally:
+        fresh.cancel()
+        with contextlib.suppress(Exception):
+            await asyncio.shield(_final(state, bus, linger_s, worker))
+        worker.close()
+        bus.close()
+        await asyncio.shield(_stop_soon(server))
+
+
+async def _final(state: LiveState, bus: EventBus, linger_s: float,
+                 worker: SnapshotWorker) -> None:
+    from ..events import StandingsChanged
+    snap = await worker.refresh(state)
+    bus.publish(StandingsChanged(snap.done, snap.scheduled))
+    await asyncio.sleep(linger_s)
+
+
+async def serve_directory(out: Path, host: str, port: int, poll_s: float = 1.0) -> None:
+    """Serve the page of tournament directory ``out`` (read-only, polling its store every
+    ``poll_s`` s) until cancelled.
+
+    Raises: UserError when ``out`` holds no results store or the address cannot be bound.
+    """
+    from ..tournament.store import StoreError
+    state = LiveState(out)
+    try:
+        await asyncio.to_thread(state.refresh)
+    except StoreError as exc:
+        raise UserError(str(exc)) from None
+    bus = EventBus()
+    server = await _start(create_app(state, bus, live=False), host, port)
+    fresh = asyncio.create_task(keep_fresh(state, bus, poll_s=poll_s))
+    _announce(server, "tournament page (read-only)")
+    try:
+        await asyncio.Event().wait()
+    finally:
+        fresh.cancel()
+        bus.close()
+        await asyncio.shield(_stop_soon(server))
+
+
+async def _stop_soon(server: WebServer) -> None:
+    await asyncio.sleep(0.1)    # the streams end their responses
+    await server.stop()

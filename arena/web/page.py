@@ -1,0 +1,134 @@
+"""HTML of the live page: the document and its fragments (rendered server-side by jinja2 with
+autoescape and :func:`arena.safetext.html_finalize`, so every bot-supplied string is text),
+and the JSON the event stream carries.
+
+The page's script only ever inserts server-rendered (escaped) fragments as HTML; everything
+it builds itself from event data (the live matches' moves, names) goes in as ``textContent``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from urllib.parse import quote
+
+import jinja2
+
+from ..safetext import html_finalize, printable
+from ..tournament.standings import HEADERS, standings_legend, table_rows
+from .page_assets import PAGE, SCRIPT, STYLE
+from .state import LiveState, Snapshot
+from .svg import h2h_matrix, rating_plot
+
+FRAGMENTS = {
+    "progress": """
+{% if s.scheduled %}<progress max="{{ s.scheduled }}" value="{{ s.done }}"></progress>{% endif %}
+<span id="done">{{ s.done }}</span> of {{ s.scheduled }} matches finished{% if inflight %},
+{{ inflight }} in flight{% endif %}.
+{% if s.done >= s.scheduled and s.scheduled %}The tournament is complete.
+{% elif eta is not none %}ETA {{ eta }}.{% else %}ETA: after a few more matches.{% endif %}
+""",
+    "standings": """
+<table class="standings"><thead><tr>{% for h in headers %}<th>{{ h }}</th>{% endfor %}</tr>
+</thead><tbody>{% for row in rows %}<tr>{% for c in row %}<td>{{ c }}</td>{% endfor %}</tr>
+{% endfor %}</tbody></table>
+{% for n in notes %}<p class="note">{{ n }}</p>{% endfor %}
+<ul class="legend">{% for line in legend %}<li>{{ line }}</li>{% endfor %}</ul>
+""",
+    "finished": """
+{% if not s.finished %}<p class="note">No finished match yet.</p>{% else %}
+<table><thead><tr><th>match</th><th>seats (place, score)</th><th>end</th><th>replay</th></tr>
+</thead><tbody>{% for r in s.finished %}<tr><td>{{ r.match_id }}</td><td>
+{% for i in range(3) %}{{ r.seats[i] }} ({{ r.placings[i] }}, {{ '%+d' % r.scores[i] }})
+{% if not loop.last %} &middot; {% endif %}{% endfor %}</td><td>{{ r.end_reason or r.status }}
+</td><td><a class="replay" href="replay/{{ quote(r.match_id) }}">replay</a></td></tr>
+{% endfor %}</tbody></table>{% endif %}
+""",
+    "faults": """
+{% for bot in s.bots %}{% set f = s.faults.get(bot, (0, 0, ())) %}
+<details class="bot"{% if f[0] or f[1] %} open{% endif %}><summary>{{ bot }}: {{ f[0] }}
+fault{{ '' if f[0] == 1 else 's' }}, {{ f[1] }} forfeit{{ '' if f[1] == 1 else 's' }}</summary>
+{% for reason in f[2] %}<p class="reason">{{ reason }}</p>{% endfor %}
+<pre class="log">{% for line in (s.log_tails.get(bot) or '(no log)').splitlines() %}{{ line }}
+{% endfor %}</pre></details>
+{% endfor %}
+""",
+}
+
+
+def _env() -> jinja2.Environment:
+    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined,
+                             finalize=html_finalize)
+    env.globals["quote"] = lambda s: quote(str(s), safe="")
+    return env
+
+
+_ENV = _env()
+_TEMPLATES = {k: _ENV.from_string(v) for k, v in FRAGMENTS.items()}
+_PAGE = _ENV.from_string(PAGE)
+
+
+def format_eta(seconds: float | None) -> str | None:
+    """``"1 h 02 min"`` / ``"3 min 05 s"`` / ``"12 s"``; None stays None."""
+    if seconds is None:
+        return None
+    s = int(round(seconds))
+    if s >= 3600:
+        return f"{s // 3600} h {s % 3600 // 60:02d} min"
+    if s >= 60:
+        return f"{s // 60} min {s % 60:02d} s"
+    return f"{s} s"
+
+
+_LAST: list = [None, -1, {}]   # (snapshot, inflight count, fragments) rendered last
+
+
+def fragments(snap: Snapshot, inflight: int) -> dict[str, str]:
+    """Every server-rendered part of the page, by element id (the last result is reused:
+    every browser gets the same snapshot)."""
+    if _LAST[0] is snap and _LAST[1] == inflight:
+        return _LAST[2]
+    _LAST[:] = [snap, inflight, _fragments(snap, inflight)]
+    return _LAST[2]
+
+
+def _fragments(snap: Snapshot, inflight: int) -> dict[str, str]:
+    st = snap.standings
+    out = {
+        "progress": _TEMPLATES["progress"].render(s=snap, inflight=inflight,
+                                                  eta=format_eta(snap.eta_s)),
+        "standings": _TEMPLATES["standings"].render(
+            headers=HEADERS, rows=table_rows(st), notes=st.notes, legend=standings_legend()),
+        "finished": _TEMPLATES["finished"].render(s=snap),
+        "faults": _TEMPLATES["faults"].render(s=snap),
+        # SVG strings escape every name themselves (arena.web.svg)
+        "ratings": rating_plot(snap.history, snap.bots),
+        "h2h": h2h_matrix(snap.head_to_head, snap.bots),
+    }
+    return out
+
+
+def snapshot_json(state: LiveState, live: bool) -> str:
+    """The ``snapshot`` event's data: fragments, the matches in flight, counts."""
+    snap = state.snapshot
+    if snap is None:
+        return json.dumps({"fragments": {}, "inflight": [], "done": 0, "scheduled": 0})
+    return json.dumps({
+        "fragments": fragments(snap, len(state.inflight)),
+        "inflight": [m.to_json() for m in state.inflight.values()],
+        "name": printable(snap.name), "done": snap.done, "scheduled": snap.scheduled,
+        "live": live, "at": time.time()},
+        ensure_ascii=True)
+
+
+def render_page(state: LiveState, live: bool) -> str:
+    """The whole document, with the current fragments in place (works without script)."""
+    snap = state.snapshot
+    frags = fragments(snap, len(state.inflight)) if snap is not None else {}
+    mode = ("live: updates while this arena runs" if live else
+            "read-only view of the tournament directory (polls for new results)")
+    return _PAGE.render(name=snap.name if snap else state.out.name, frags=frags, mode=mode,
+                        live=live, style=jinja2.utils.markupsafe.Markup(STYLE),
+                        script=jinja2.utils.markupsafe.Markup(SCRIPT),
+                        fragments_markup={k: jinja2.utils.markupsafe.Markup(v)
+                                          for k, v in frags.items()})

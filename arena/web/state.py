@@ -1,0 +1,330 @@
+"""The live page's state: a snapshot rebuilt from the tournament directory (read-only) plus the
+matches in flight, kept from :mod:`arena.events`.
+
+:meth:`LiveState.refresh` reads ``results.sqlite`` (read-only SQLite connection; the runner
+writes in WAL mode, so reading never blocks it) and the bots' logs, and recomputes the
+standings (:func:`arena.tournament.standings.compute_standings`, the terminal's), the rating
+history (one Plackett-Luce fit without bootstrap per checkpoint) and the head-to-head matrix.
+:meth:`LiveState.on_event` is an :class:`arena.events.EventBus` listener: O(1) per event.
+
+Only files inside the tournament directory are read, and only these: ``results.sqlite`` and
+``logs/<safe bot name>.log`` (records are read by :mod:`arena.web.app`, by the path stored
+in the result row, checked to be inside ``records/``).
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from ..events import DecisionApplied, Event, MatchFinished, MatchStarted
+from ..ratings import MatchResult as RatedMatch
+from ..ratings import RatingsInputError, rate
+from ..safetext import printable
+from ..tournament.pool import safe_filename
+from ..tournament.standings import Standings, compute_standings
+from ..tournament.store import ResultRow, Store, StoreError
+
+#: bytes of each bot's log shown on the page (its tail)
+LOG_TAIL_BYTES = 4096
+#: what the arena's tokens look like (``secrets.token_hex(16)``, arena.tournament.pool): a bot
+#: that prints its own ``ARENA_TOKEN`` does not get it shown on the page
+TOKEN_LIKE = re.compile(r"(?<![0-9a-fA-F])[0-9a-fA-F]{32,}(?![0-9a-fA-F])")
+#: moves of a match in flight kept for its live view
+LIVE_MOVES = 200
+#: points of the rating-over-time plot (at most)
+HISTORY_POINTS = 24
+#: finished matches listed on the page (the most recent)
+FINISHED_SHOWN = 100
+
+
+@dataclass
+class InFlight:
+    """A running match: its seats and its public moves so far (:class:`DecisionApplied`)."""
+
+    match_id: str
+    seats: tuple[str, str, str]
+    started: float = field(default_factory=time.time)   #: Unix time, s
+    moves: deque = field(default_factory=lambda: deque(maxlen=LIVE_MOVES))
+    decisions: int = 0
+
+    def to_json(self) -> dict:
+        return {"id": self.match_id, "seats": list(self.seats), "decisions": self.decisions,
+                "moves": [_move_json(m) for m in self.moves]}
+
+
+def _move_json(m: DecisionApplied) -> dict:
+    return {"i": m.index, "hand": m.hand, "seat": m.seat, "kind": m.kind, "action": m.action,
+            "fault": m.fault}
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the page shows, as of one :meth:`LiveState.refresh` (times: Unix seconds)."""
+
+    name: str
+    bots: tuple[str, ...]
+    done: int
+    scheduled: int
+    eta_s: float | None         #: seconds to the end at the recent pace, None if unknown
+    standings: Standings
+    #: (matches finished, {bot: Elo rating}) checkpoints, oldest first
+    history: tuple[tuple[int, dict[str, float]], ...]
+    #: (a, b) -> (matches, a above b, a below b, equal)
+    head_to_head: dict[tuple[str, str], tuple[int, int, int, int]]
+    finished: tuple[ResultRow, ...]        #: most recent first
+    #: bot -> (faults, forfeits, the last forfeit reasons)
+    faults: dict[str, tuple[int, int, tuple[str, ...]]]
+    log_tails: dict[str, str]              #: bot -> the printable tail of its log
+    made_at: float
+
+
+class LiveState:
+    """State of the tournament in directory ``out`` for the live page; ``secrets`` (the
+    config's remote-bot tokens) are redacted from the log tails, as is anything token-like.
+
+    Raises (from :meth:`refresh`): StoreError when ``out`` holds no readable store.
+    """
+
+    def __init__(self, out: str | Path, secrets: tuple[str, ...] = ()) -> None:
+        self.out = Path(out).resolve()
+        #: strings never shown (the remote bots' tokens, when the config is known)
+        self.secrets = tuple(s for s in secrets if s)
+        self.inflight: dict[str, InFlight] = {}
+        self.snapshot: Snapshot | None = None
+        self._history_cache: dict[int, dict[str, float] | None] = {}
+
+    # -- events (runner side, O(1)) ------------------------------------------------------
+    def on_event(self, event: Event) -> None:
+        """Keep the matches in flight up to date (an :class:`EventBus` listener)."""
+        if isinstance(event, MatchStarted):
+            self.inflight[event.match_id] = InFlight(event.match_id, event.seats)
+        elif isinstance(event, DecisionApplied):
+            live = self.inflight.get(event.match_id)
+            if live is not None:
+                live.moves.append(event)
+                live.decisions += 1
+        elif isinstance(event, MatchFinished):
+            self.inflight.pop(event.match_id, None)
+
+    # -- the store (a worker thread) -----------------------------------------------------
+    def results_count(self) -> int:
+        """Finished matches in the store now (a cheap read for polling)."""
+        with _readonly(self.out) as store:
+            return store.db.execute("SELECT count(*) FROM results").fetchone()[0]
+
+    def refresh(self) -> Snapshot:
+        """Rebuild the snapshot from the store and logs (blocking: run it in a thread)."""
+        with _readonly(self.out) as store:
+            results = store.results()
+            scheduled = store.scheduled_count()
+            name = store.meta("name") or self.out.name
+            bots = _bot_names(store.db)
+            times = dict(store.db.execute("SELECT match_id, ended_at FROM results").fetchall())
+        order = sorted(results, key=lambda r: times.get(r.match_id, ""))
+        snap = Snapshot(
+            name=name, bots=bots, done=len(results), scheduled=scheduled,
+            eta_s=_eta([times[r.match_id] for r in order], scheduled - len(results)),
+            standings=compute_standings(results, bots),
+            history=self._rating_history(order, bots, scheduled),
+            head_to_head=_head_to_head(results), finished=tuple(reversed(order))[:FINISHED_SHOWN],
+            faults=_faults(results, bots), log_tails={b: self.log_tail(b) for b in bots},
+            made_at=time.time())
+        self.snapshot = snap
+        return snap
+
+    def log_path(self, bot: str) -> Path:
+        """``logs/<bot>.log`` as the bot pool names it (never outside ``logs/``)."""
+        return self.out / "logs" / f"{safe_filename(bot)}.log"
+
+    def log_tail(self, bot: str, limit: int = LOG_TAIL_BYTES) -> str:
+        """The last ``limit`` bytes of the bot's log, whole lines, made printable ('' if none).
+        """
+        try:
+            with open(self.log_path(bot), "rb") as f:
+                f.seek(0, 2)
+                size = f.tell()
+                f.seek(max(0, size - limit))
+                data = f.read(limit)
+        except OSError:
+            return ""
+        lines = data.decode("utf-8", "replace").splitlines()
+        if size > limit and lines:
+            lines = lines[1:]        # a cut first line
+        return "\n".join(printable(redact_tokens(line, self.secrets)) for line in lines)
+
+    def _rating_history(self, order: list[ResultRow], bots: tuple[str, ...],
+                        scheduled: int) -> tuple:
+        """Checkpoints every ``scheduled / HISTORY_POINTS`` matches (each fitted once and
+        kept) plus the latest count."""
+        n = len(order)
+        step = max(1, -(-scheduled // HISTORY_POINTS))
+        ks = [k for k in range(step, n + 1, step)] + ([n] if n % step else [])
+        points = []
+        for k in ks:
+            if k not in self._history_cache:
+                rated = [RatedMatch(r.seats, tuple(r.placings), r.block_id, tuple(r.forfeited))
+                         for r in order[:k]]
+                try:
+                    report = rate(rated, bootstrap=0)
+                except RatingsInputError:
+                    self._history_cache[k] = None
+                    continue
+                self._history_cache[k] = {b.name: b.rating for b in report.bots}
+            if self._history_cache[k] is not None:
+                points.append((k, self._history_cache[k]))
+        for k in [k for k in self._history_cache if k % step and k != n]:
+            del self._history_cache[k]   # an old "latest" point
+        return tuple(points)
+
+
+def redact_tokens(text: str, secrets: tuple[str, ...] = ()) -> str:
+    """``text`` with every token-like run (:data:`TOKEN_LIKE`) and every string of
+    ``secrets`` replaced by ``[redacted]``."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "[redacted]")
+    return TOKEN_LIKE.sub("[redacted]", text)
+
+
+class _readonly:
+    """``Store(out/results.sqlite, readonly=True)`` as a context manager."""
+
+    def __init__(self, out: Path) -> None:
+        path = out / "results.sqlite"
+        if not path.is_file():
+            raise StoreError(f"{out}: no tournament results here (missing results.sqlite)")
+        self.store = Store(path, readonly=True)
+
+    def __enter__(self) -> Store:
+        return self.store
+
+    def __exit__(self, *exc: object) -> None:
+        self.store.close()
+
+
+def _bot_names(db: sqlite3.Connection) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    for row in db.execute("SELECT seat0, seat1, seat2 FROM schedule ORDER BY deal_idx, "
+                          "table_idx, seating_idx"):
+        for name in row:
+            seen.setdefault(name)
+    return tuple(seen)
+
+
+def _eta(ended: list[str], pending: int, window: int = 20) -> float | None:
+    """Seconds left at the pace of the last ``window`` matches; 0 when nothing is pending."""
+    if pending <= 0:
+        return 0.0
+    recent = ended[-window:]
+    if len(recent) < 2:
+        return None
+    try:
+        t0, t1 = (datetime.fromisoformat(recent[0]), datetime.fromisoformat(recent[-1]))
+    except ValueError:
+        return None
+    span = (t1 - t0).total_seconds()
+    if span <= 0:
+        return None
+    return pending * span / (len(recent) - 1)
+
+
+def _head_to_head(results: list[ResultRow]) -> dict:
+    table: dict[tuple[str, str], list[int]] = {}
+    for r in results:
+        for i, a in enumerate(r.seats):
+            for j, b in enumerate(r.seats):
+                if i == j or a == b:
+                    continue
+                cell = table.setdefault((a, b), [0, 0, 0, 0])
+                cell[0] += 1
+                pa, pb = r.placings[i], r.placings[j]
+                cell[1 if pa < pb else 2 if pa > pb else 3] += 1
+    return {k: tuple(v) for k, v in table.items()}
+
+
+def _faults(results: list[ResultRow], bots: tuple[str, ...]) -> dict:
+    acc = {b: [0, 0, []] for b in bots}
+    for r in results:
+        for i, name in enumerate(r.seats):
+            a = acc.setdefault(name, [0, 0, []])
+            a[0] += r.faults[i]
+            if r.forfeited[i]:
+                a[1] += 1
+                a[2].append(f"{r.match_id}: {r.forfeit_reasons[i] or 'forfeited'}")
+    return {b: (f, n, tuple(reasons[-5:])) for b, (f, n, reasons) in acc.items()}
+
+
+# -- snapshots rebuilt in a worker process ---------------------------------------------------
+_WORKER_STATES: dict[tuple[str, tuple[str, ...]], LiveState] = {}
+
+
+def build_snapshot(out: str, secrets: tuple[str, ...]) -> tuple[Snapshot, float]:
+    """:meth:`LiveState.refresh` in a worker process (its rating-history cache kept there);
+    returns the snapshot and the seconds it took."""
+    t0 = time.perf_counter()
+    state = _WORKER_STATES.setdefault((out, secrets), LiveState(out, secrets))
+    return state.refresh(), time.perf_counter() - t0
+
+
+def _worker_init(parent: int) -> None:
+    """In the worker: ignore Ctrl-C (the arena stops it) and exit as soon as the arena is
+    gone, however it ended (SIGKILL included): the parent death signal on Linux, and a
+    watcher thread everywhere."""
+    import os
+    import signal
+    import threading
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        import ctypes
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:
+        os._exit(0)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _warm() -> None:
+    """Import what a refresh needs (the worker's start, paid before the first refresh)."""
+    from ..ratings import rate  # noqa: F401
+
+
+class SnapshotWorker:
+    """Rebuilds the snapshots in one worker process (``spawn``), so the rating fits (the
+    standings' bootstrap, the rating history) never hold the arena's interpreter lock: the
+    runner keeps its pace while the page is refreshed. Close it when done; it also ends by
+    itself when the arena dies (:func:`_worker_init`)."""
+
+    def __init__(self) -> None:
+        import multiprocessing
+        import os
+        from concurrent.futures import ProcessPoolExecutor
+        self.pool = ProcessPoolExecutor(
+            1, mp_context=multiprocessing.get_context("spawn"),
+            initializer=_worker_init, initargs=(os.getpid(),))
+        self.pool.submit(_warm)
+        #: seconds the last refresh took in the worker
+        self.last_s = 0.0
+
+    async def refresh(self, state: LiveState) -> Snapshot:
+        """``state.refresh()`` done by the worker; sets and returns ``state.snapshot``."""
+        import asyncio
+        loop = asyncio.get_running_loop()
+        snap, self.last_s = await loop.run_in_executor(self.pool, build_snapshot,
+                                                       str(state.out), state.secrets)
+        state.snapshot = snap
+        return snap
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)

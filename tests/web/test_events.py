@@ -1,0 +1,126 @@
+"""The event bus (arena.events): bounded per-subscriber queues, a resync marker instead of the
+dropped backlog when a subscriber falls behind, listeners called first, publish never waits."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from arena.events import (RESYNC, DecisionApplied, EventBus, MatchStarted,
+                          action_text, decision_hook)
+from arena.match.runner import DecisionLog
+from arena.rules import action_str
+
+
+def _decision(i: int) -> DecisionApplied:
+    return DecisionApplied("m1", i, 1, i % 3, "play", "AS")
+
+
+def test_events_reach_every_subscriber_in_order():
+    async def main():
+        bus = EventBus(maxsize=8)
+        a, b = bus.subscribe(), bus.subscribe()
+        bus.publish(MatchStarted("m1", ("x", "y", "z")))
+        bus.publish(_decision(0))
+        got_a = [await a.get(1), await a.get(1)]
+        got_b = [await b.get(1), await b.get(1)]
+        return got_a, got_b, await a.get(0.01)
+    got_a, got_b, nothing = asyncio.run(main())
+    assert got_a == got_b == [MatchStarted("m1", ("x", "y", "z")), _decision(0)]
+    assert nothing is None
+
+
+def test_a_slow_subscriber_is_bounded_and_gets_a_resync_marker():
+    async def main():
+        bus = EventBus(maxsize=4)
+        slow, fast = bus.subscribe(), bus.subscribe(maxsize=100)
+        for i in range(4):
+            bus.publish(_decision(i))
+        assert slow.pending() == 4 and slow.overflows == 0
+        bus.publish(_decision(4))          # the fifth does not fit: backlog dropped
+        assert slow.pending() == 1 and slow.overflows == 1
+        first = await slow.get(1)
+        bus.publish(_decision(5))          # the stream continues after the marker
+        after = await slow.get(1)
+        fast_got = [await fast.get(1) for _ in range(6)]
+        return first, after, fast_got
+    first, after, fast_got = asyncio.run(main())
+    assert first is RESYNC
+    assert after == _decision(5)
+    assert [e.index for e in fast_got] == [0, 1, 2, 3, 4, 5]   # others are unaffected
+
+
+def test_publish_never_waits_and_memory_stays_bounded_without_readers():
+    async def main():
+        bus = EventBus(maxsize=16)
+        subs = [bus.subscribe() for _ in range(50)]
+        for i in range(10_000):
+            bus.publish(_decision(i))
+        return [s.pending() for s in subs], [s.overflows for s in subs]
+    pending, overflows = asyncio.run(main())
+    assert max(pending) <= 16
+    assert min(overflows) >= 10_000 // 16 - 1
+
+
+def test_closed_subscribers_are_forgotten_and_listeners_run_first():
+    async def main():
+        bus = EventBus(maxsize=4)
+        seen = []
+        bus.listen(lambda e: seen.append(("listener", e.index)))
+        with bus.subscribe() as sub:
+            assert bus.subscribers == 1
+            bus.publish(_decision(0))
+            seen.append(("subscriber", (await sub.get(1)).index))
+        assert bus.subscribers == 0
+        bus.publish(_decision(1))
+        return seen
+    assert asyncio.run(main()) == [("listener", 0), ("subscriber", 0), ("listener", 1)]
+
+
+def test_bad_queue_size_is_refused():
+    with pytest.raises(ValueError, match="at least 2"):
+        EventBus(maxsize=1)
+
+
+def test_decision_hook_publishes_start_then_public_moves():
+    events = []
+    hook = decision_hook(events.append, "m7", ("a", "b", "c"))
+    card = 12
+    hook(DecisionLog(1, 2, "play", card, 3.5))
+    hook(DecisionLog(1, 0, "discard", card, 1.0))
+    hook(DecisionLog(2, 1, "play", card, 2.0, "timeout", "late", True))
+    assert events[0] == MatchStarted("m7", ("a", "b", "c"))
+    assert events[1] == DecisionApplied("m7", 0, 1, 2, "play", action_str(card), None, 3.5)
+    assert events[2].action == "a card"          # a discard stays private
+    assert (events[3].index, events[3].hand, events[3].fault) == (2, 2, "timeout")
+    assert decision_hook(None, "m7", ("a", "b", "c")) is None
+    assert action_text("exchange-give", card) == "a card"
+    assert action_text("play", card) == action_str(card)
+
+
+def test_log_tails_are_escaped_and_never_show_a_token(tmp_path):
+    import secrets
+
+    from arena.web.state import LiveState
+    token = secrets.token_hex(16)
+    (tmp_path / "logs").mkdir()
+    state = LiveState(tmp_path, secrets=("a-long-remote-secret",))
+    state.log_path("evil").write_bytes(
+        b"x" * 5000 + b"\nmy token is " + token.encode() + b"\n\x1b[2Jcleared \xe2\x80\xaeevil\n"
+        b"remote a-long-remote-secret here\n")
+    tail = state.log_tail("evil")
+    assert token not in tail and "a-long-remote-secret" not in tail
+    assert tail.splitlines() == ["my token is [redacted]", "\\u001b[2Jcleared \\u202eevil",
+                                 "remote [redacted] here"]
+    assert state.log_tail("absent") == ""
+
+
+def test_web_extra_missing_is_a_one_line_error(monkeypatch):
+    import sys
+
+    from arena.errors import UserError
+    from arena.web import require_web
+    monkeypatch.setitem(sys.modules, "uvicorn", None)
+    with pytest.raises(UserError, match=r"pip install 'arena358\[web\]'"):
+        require_web()
