@@ -7,6 +7,8 @@ Example (see ``examples/sample.toml``)::
     seed = 1
     deals_per_table = 2             # each deal is played in all 6 seatings (a duplicate block)
     concurrency = 2                 # matches played at once
+    schedule = "all-tables"         # or "balanced": every pair meets pair_meetings times
+    pair_meetings = 1               # balanced only
 
     [rules]                         # option overrides, e.g. hand_cap = 10, no_trump = true
     [time]
@@ -37,7 +39,7 @@ import hashlib
 import json
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import math
 import re
@@ -76,6 +78,21 @@ class TournamentSection(_Strict):
     seed: StrictInt | StrictStr = 1
     deals_per_table: StrictInt = Field(1, ge=1, le=100_000)
     concurrency: StrictInt = Field(1, ge=1, le=64)
+    schedule: Literal["all-tables", "balanced"] = "all-tables"
+    pair_meetings: StrictInt = Field(1, ge=1, le=1000)
+
+    @model_validator(mode="after")
+    def _meetings_need_balanced(self) -> TournamentSection:
+        if "pair_meetings" in self.model_fields_set and self.schedule != "balanced":
+            raise ValueError('pair_meetings applies only to schedule = "balanced"')
+        return self
+
+    def table_count(self, n_bots: int) -> int:
+        """Tables of the schedule for ``n_bots`` bots (see :mod:`.schedule`)."""
+        if self.schedule == "all-tables":
+            return n_bots * (n_bots - 1) * (n_bots - 2) // 6
+        from .balanced import covering_size
+        return self.pair_meetings * covering_size(n_bots)
 
     @field_validator("preset")
     @classmethod
@@ -174,7 +191,7 @@ class TournamentConfig(_Strict):
         if len(set(tokens)) != len(tokens):
             raise ValueError("each remote bot needs its own token")
         n = len(names)
-        matches = n * (n - 1) * (n - 2) // 6 * self.tournament.deals_per_table * 6
+        matches = self.tournament.table_count(n) * self.tournament.deals_per_table * 6
         if matches > MAX_MATCHES:
             raise ValueError(f"the schedule would have {matches:,} matches (more than "
                              f"{MAX_MATCHES:,}); use fewer bots or deals_per_table")
@@ -200,6 +217,8 @@ class TournamentConfig(_Strict):
                 "deals_per_table": self.tournament.deals_per_table,
                 "rules": self.rules_config().options(), "bots": [b.name for b in self.bots],
                 "time": self.time.model_dump(), "max_faults": self.faults.max_faults}
+        if self.tournament.schedule != "all-tables":  # older directories keep their fingerprint
+            core["schedule"] = [self.tournament.schedule, self.tournament.pair_meetings]
         return hashlib.sha256(json.dumps(core, sort_keys=True).encode()).hexdigest()
 
 

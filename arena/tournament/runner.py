@@ -177,7 +177,9 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
     names = [b.name for b in cfg.bots]
     rules = cfg.rules_config()
     with Store(out / "results.sqlite") as store:
-        schedule = make_schedule(names, cfg.tournament.deals_per_table, cfg.tournament.seed)
+        schedule = make_schedule(names, cfg.tournament.deals_per_table, cfg.tournament.seed,
+                                 schedule=cfg.tournament.schedule,
+                                 pair_meetings=cfg.tournament.pair_meetings)
         store.init_schedule(cfg.fingerprint(), cfg.tournament.name, schedule)
         pending = store.pending()
         scheduled = store.scheduled_count()
