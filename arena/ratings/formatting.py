@@ -36,9 +36,11 @@ _SECTIONS = ("ratings", "los", "head_to_head")
 
 RATINGS_COLUMNS = (
     "rank", "bot", "rating", "ci_low", "ci_high", "matches", "firsts", "average_place", "forfeits",
+    "one_sided",
 )
 LOS_COLUMNS = ("a", "b", "los")
-H2H_COLUMNS = ("a", "b", "matches", "above", "below", "equal")
+H2H_COLUMNS = ("a", "b", "matches", "above", "below", "equal", "difference", "diff_ci_low",
+               "diff_ci_high")
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|])")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
@@ -85,16 +87,25 @@ def _markdown(report: RatingReport, sections: Sequence[str]) -> str:
                 str(b.firsts),
                 _fmt(b.average_place, 2),
                 str(b.forfeits),
+                b.one_sided or "",
             ]
             for b in report.bots
         ]
-        headers = ["#", "bot", "rating", "95% CI", "matches", "1st", "avg place", "forfeits"]
-        align = ["right", "left", "right", "right", "right", "right", "right", "right"]
+        headers = ["#", "bot", "rating", "95% CI", "matches", "1st", "avg place", "forfeits",
+                   "one-sided"]
+        align = ["right", "left", "right", "right", "right", "right", "right", "right", "left"]
+        flagged = [b for b in report.bots if b.one_sided]
+        anchor = ("mean 1500" if not flagged or len(flagged) == len(report.bots) else
+                  "mean 1500 over the bots that are not one-sided")
+        legend = ("" if not flagged else
+                  " One-sided bots (never beaten / never beat another bot) have no finite "
+                  "estimate: their rating is a bound set by the prior and they are left out "
+                  "of the 1500 anchor.")
         parts.append(
             f"## Ratings\n\n{report.matches} matches in {report.blocks} blocks; Elo points, "
-            f"mean 1500; Plackett-Luce, prior sigma {report.prior_sigma:g}, "
-            f"{report.bootstrap} bootstrap resamples over blocks (seed {report.seed}).\n\n"
-            + _md_table(headers, rows, align)
+            f"{anchor}; Plackett-Luce, prior sigma {report.prior_sigma:g}, "
+            f"{report.bootstrap} bootstrap resamples over blocks (seed {report.seed})."
+            f"{legend}\n\n" + _md_table(headers, rows, align)
         )
     if "los" in sections:
         title = "## Likelihood of superiority\n\n"
@@ -112,18 +123,21 @@ def _markdown(report: RatingReport, sections: Sequence[str]) -> str:
                 + _md_table(["", *names], rows, ["left"] + ["right"] * len(names))
             )
     if "head_to_head" in sections:
-        rows = [
-            [markdown_escape(h.a), markdown_escape(h.b), str(h.matches), str(h.above),
-             str(h.below), str(h.equal)]
-            for h in report.head_to_head
-        ]
+        diffs = {(d.a, d.b): d for d in report.differences}
+        rows = []
+        for h in report.head_to_head:
+            d = diffs.get((h.a, h.b))
+            rows.append([markdown_escape(h.a), markdown_escape(h.b), str(h.matches), str(h.above),
+                         str(h.below), str(h.equal), "-" if d is None else f"{d.difference:+.1f}",
+                         "-" if d is None or d.ci_low is None
+                         else f"[{d.ci_low:+.1f}, {d.ci_high:+.1f}]"])
         parts.append(
             "## Head-to-head\n\nMatches in which both bots played; a placed above / below / "
-            "equal to b.\n\n"
+            "equal to b; rating difference a - b (Elo points) with its 95% interval.\n\n"
             + _md_table(
-                ["a", "b", "matches", "above", "below", "equal"],
+                ["a", "b", "matches", "above", "below", "equal", "a - b", "95% CI"],
                 rows,
-                ["left", "left", "right", "right", "right", "right"],
+                ["left", "left", "right", "right", "right", "right", "right", "right"],
             )
         )
     return "\n\n".join(parts) + "\n"
@@ -144,7 +158,8 @@ def _csv(report: RatingReport, sections: Sequence[str]) -> str:
                     [b.rank, b.name, repr(b.rating),
                      "" if b.ci_low is None else repr(b.ci_low),
                      "" if b.ci_high is None else repr(b.ci_high),
-                     b.matches, b.firsts, repr(b.average_place), b.forfeits]
+                     b.matches, b.firsts, repr(b.average_place), b.forfeits,
+                     b.one_sided or ""]
                 )
         elif section == "los":
             writer.writerow(LOS_COLUMNS)
@@ -155,8 +170,13 @@ def _csv(report: RatingReport, sections: Sequence[str]) -> str:
                             writer.writerow([a, b, repr(report.los[i][j])])
         else:
             writer.writerow(H2H_COLUMNS)
+            diffs = {(d.a, d.b): d for d in report.differences}
             for h in report.head_to_head:
-                writer.writerow([h.a, h.b, h.matches, h.above, h.below, h.equal])
+                d = diffs.get((h.a, h.b))
+                extra = ["", "", ""] if d is None else [
+                    repr(d.difference), "" if d.ci_low is None else repr(d.ci_low),
+                    "" if d.ci_high is None else repr(d.ci_high)]
+                writer.writerow([h.a, h.b, h.matches, h.above, h.below, h.equal, *extra])
     return out.getvalue()
 
 

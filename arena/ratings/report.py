@@ -16,13 +16,15 @@ from .bootstrap import CI_LEVEL
 from .headtohead import HeadToHead
 from .plackett_luce import ELO_BASE, ELO_PER_NAT
 
-__all__ = ["BotRating", "RatingReport"]
+__all__ = ["BotRating", "RatingDifference", "RatingReport"]
 
 MODEL_DESCRIPTION = (
     "Plackett-Luce MAP fit of match placings (ties = order unknown), Gaussian prior "
     "N(0, prior_sigma^2) on log-strength theta; R = 1500 + 400/ln(10) * theta (centred), "
-    "P(i above j) = 1/(1 + 10^(-(Ri-Rj)/400)); 95% percentile intervals from a bootstrap "
-    "over duplicate blocks"
+    "P(i above j) = 1/(1 + 10^(-(Ri-Rj)/400)); 95% intervals from a bootstrap "
+    "over duplicate blocks (percentile, widened by the small-sample factor "
+    "t_{G-1}/z*sqrt(G/(G-1)) for G blocks); one-sided bots (never beaten / never beat "
+    "another bot) are flagged and left out of the 1500 anchor"
 )
 
 
@@ -44,6 +46,9 @@ class BotRating:
     firsts: int
     average_place: float
     forfeits: int
+    one_sided: str | None = None
+    """``"never beaten"`` / ``"never beat another bot"`` (:mod:`.edges`): the rating is then a
+    bound set by the prior, and the bot is not part of the 1500 anchor; None otherwise."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict with the field names as keys."""
@@ -57,7 +62,20 @@ class BotRating:
             "firsts": self.firsts,
             "average_place": self.average_place,
             "forfeits": self.forfeits,
+            "one_sided": self.one_sided,
         }
+
+
+@dataclass(frozen=True)
+class RatingDifference:
+    """``difference = R_a - R_b`` in Elo points with its 95% bootstrap interval (``None``
+    bounds without bootstrap)."""
+
+    a: str
+    b: str
+    difference: float
+    ci_low: float | None
+    ci_high: float | None
 
 
 @dataclass(frozen=True)
@@ -77,6 +95,15 @@ class RatingReport:
     prior_sigma: float
     bootstrap: int
     seed: int
+    differences: tuple[RatingDifference, ...] = ()
+    """Every ordered pair of distinct bots, in the order of ``head_to_head``."""
+
+    def difference_of(self, a: str, b: str) -> RatingDifference:
+        """``R_a - R_b`` with its interval (``KeyError`` if ``a == b`` or either is unknown)."""
+        for d in self.differences:
+            if d.a == a and d.b == b:
+                return d
+        raise KeyError((a, b))
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -129,6 +156,11 @@ class RatingReport:
                 if self.los is None
                 else {"bots": list(self.names), "matrix": [list(row) for row in self.los]}
             ),
+            "differences": [
+                {"a": d.a, "b": d.b, "difference": d.difference, "ci_low": d.ci_low,
+                 "ci_high": d.ci_high}
+                for d in self.differences
+            ],
             "head_to_head": [
                 {
                     "a": h.a,

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 from tabulate import tabulate
 
 from ..ratings import MatchResult as RatedMatch
-from ..ratings import RatingReport, RatingsInputError, rate
+from ..ratings import DEFAULT_BOOTSTRAP, RatingReport, RatingsInputError, rate
 from .store import ResultRow
 
 
@@ -51,10 +51,15 @@ def _ratings(results: Sequence[ResultRow], seed: int) -> tuple[RatingReport | No
              for r in results]
     blocks = len({r.block_id for r in results})
     try:
-        return rate(rated, bootstrap=200 if blocks >= 2 else 0, seed=seed), (
-            None if blocks >= 2 else "one duplicate block only: no confidence intervals")
+        report = rate(rated, bootstrap=DEFAULT_BOOTSTRAP if blocks >= 2 else 0, seed=seed)
     except RatingsInputError as exc:
         return None, f"no ratings: {exc}"
+    notes = [] if blocks >= 2 else ["one duplicate block only: no confidence intervals"]
+    flagged = [f"{b.name} ({b.one_sided})" for b in report.bots if b.one_sided]
+    if flagged:
+        notes.append("one-sided results, rating is a bound set by the prior and not part of "
+                     "the 1500 anchor: " + ", ".join(flagged))
+    return report, "; ".join(notes) or None
 
 
 def compute_standings(results: Sequence[ResultRow], bots: Sequence[str],

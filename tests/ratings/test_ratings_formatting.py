@@ -44,7 +44,7 @@ def split_sections(text: str) -> list[list[list[str]]]:
 def test_csv_round_trips_hostile_names_and_numbers(report):
     ratings, los, h2h = split_sections(format_report(report, "csv"))
     assert ratings[0] == ["rank", "bot", "rating", "ci_low", "ci_high", "matches", "firsts",
-                          "average_place", "forfeits"]
+                          "average_place", "forfeits", "one_sided"]
     assert [row[1] for row in ratings[1:]] == list(report.names)
     assert sorted(report.names) == sorted(HOSTILE)
     for row, bot in zip(ratings[1:], report.bots):
@@ -53,16 +53,21 @@ def test_csv_round_trips_hostile_names_and_numbers(report):
         assert float(row[3]) == bot.ci_low and float(row[4]) == bot.ci_high
         assert int(row[5]) == bot.matches and int(row[6]) == bot.firsts
         assert float(row[7]) == bot.average_place and int(row[8]) == bot.forfeits
+        assert row[9] == (bot.one_sided or "")
     n = len(report.bots)
     assert los[0] == ["a", "b", "los"] and len(los) == 1 + n * (n - 1)
     for a, b, value in los[1:]:
         assert float(value) == report.los_of(a, b)
-    assert h2h[0] == ["a", "b", "matches", "above", "below", "equal"]
+    assert h2h[0] == ["a", "b", "matches", "above", "below", "equal", "difference",
+                      "diff_ci_low", "diff_ci_high"]
     assert len(h2h) == 1 + n * (n - 1)
-    for a, b, matches, above, below, equal in h2h[1:]:
+    for a, b, matches, above, below, equal, diff, low, high in h2h[1:]:
         h = report.head_to_head_of(a, b)
         assert (int(matches), int(above), int(below), int(equal)) == (
             h.matches, h.above, h.below, h.equal)
+        d = report.difference_of(a, b)
+        assert (float(diff), float(low), float(high)) == (d.difference, d.ci_low, d.ci_high)
+        assert float(diff) == pytest.approx(report.bot(a).rating - report.bot(b).rating)
 
 
 def test_csv_single_section(report):
@@ -78,6 +83,8 @@ def test_json_parses_and_matches_report(report):
     assert data["los"]["bots"] == list(report.names)
     assert data["los"]["matrix"] == [list(row) for row in report.los]
     assert len(data["head_to_head"]) == len(report.head_to_head)
+    assert len(data["differences"]) == len(report.differences) == len(report.head_to_head)
+    assert data["differences"][0]["difference"] == report.differences[0].difference
     assert data["model"]["units"] == "Elo points" and data["model"]["bootstrap"] == 30
     assert data["matches"] == report.matches and data["blocks"] == report.blocks
 
@@ -93,8 +100,8 @@ def test_markdown_has_one_row_per_bot_and_escapes_names(report):
     rows = [line for line in ratings_table.splitlines() if line.startswith("|")]
     assert len(rows) == 2 + len(report.bots)  # header, separator, bots
     for line, bot in zip(rows[2:], report.bots):
-        # every row has exactly 8 unescaped cell separators + 1 border
-        assert line.replace("\\|", "").count("|") == 9
+        # every row has exactly 9 unescaped cell separators + 1 border
+        assert line.replace("\\|", "").count("|") == 10
         assert markdown_escape(bot.name) in line
         assert f"{bot.rating:.1f}" in line
     assert "1e5" in text  # a numeric-looking name is left as text, not reformatted
