@@ -19,6 +19,7 @@ from .errors import UserError
 #: modules providing ``add_parser(subparsers)``, in help order
 COMMAND_MODULES = (
     "arena.commands.run",       # run a tournament
+    "arena.commands.gauntlet",  # SPRT of a candidate against a field
     "arena.commands.play",      # play one match
     "arena.commands.replay",    # replay / verify / html of a match record
     "arena.commands.ratings",   # ratings of a tournament directory

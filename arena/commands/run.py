@@ -30,6 +30,9 @@ def run(args: argparse.Namespace) -> int:
     from ..protocol.errors import ServerStartError
     from ..tournament.runner import run_tournament
     cfg = load_config(args.config)
+    if cfg.gauntlet is not None:
+        raise UserError(f"{args.config} has a [gauntlet] section: run it with `arena gauntlet "
+                        f"{args.config}`")
     out = Path(args.out) if args.out else Path("runs") / Path(args.config).stem
     try:
         outcome = run_guarded(run_tournament(cfg, out, progress=not args.quiet))

@@ -167,6 +167,24 @@ class BotEntry(_Strict):
         return self
 
 
+class GauntletSection(_Strict):
+    """``[gauntlet]``: one candidate against the other bots (the field), decided by an SPRT on
+    the Elo scale of the ratings (:mod:`arena.ratings.sprt`); run with ``arena gauntlet``."""
+
+    candidate: StrictStr
+    elo0: StrictInt | StrictFloat = 0.0
+    elo1: StrictInt | StrictFloat = 5.0
+    alpha: StrictFloat = 0.05
+    beta: StrictFloat = 0.05
+    max_blocks: StrictInt = Field(10_000, ge=1, le=MAX_MATCHES // 6)
+
+    @model_validator(mode="after")
+    def _sprt(self) -> GauntletSection:
+        from ..ratings.sprt import SprtParameters
+        SprtParameters(self.elo0, self.elo1, self.alpha, self.beta)   # ValueError with reason
+        return self
+
+
 class TournamentConfig(_Strict):
     """The whole validated file. ``rules`` holds rule-option overrides for the preset."""
 
@@ -175,13 +193,15 @@ class TournamentConfig(_Strict):
     time: TimeSection = TimeSection()
     faults: FaultSection = FaultSection()
     server: ServerSection = ServerSection()
+    gauntlet: GauntletSection | None = None
     bots: list[BotEntry]
 
     @model_validator(mode="after")
     def _check(self) -> TournamentConfig:
         names = [b.name for b in self.bots]
-        if len(names) < 3:
-            raise ValueError(f"a tournament needs at least 3 bots, got {len(names)}")
+        if len(names) < 3 and not (self.gauntlet is not None and len(names) == 2):
+            raise ValueError(f"a tournament needs at least 3 bots, got {len(names)}"
+                             + (" (a gauntlet 2)" if self.gauntlet is not None else ""))
         folded = [n.casefold() for n in names]
         dup = sorted({n for n in names if folded.count(n.casefold()) > 1})
         if dup:
@@ -191,6 +211,8 @@ class TournamentConfig(_Strict):
         if len(set(tokens)) != len(tokens):
             raise ValueError("each remote bot needs its own token")
         n = len(names)
+        if self.gauntlet is not None:
+            self._check_gauntlet(names)
         matches = self.tournament.table_count(n) * self.tournament.deals_per_table * 6
         if matches > MAX_MATCHES:
             raise ValueError(f"the schedule would have {matches:,} matches (more than "
@@ -200,6 +222,16 @@ class TournamentConfig(_Strict):
         except RulesConfigError as exc:
             raise ValueError(f"[rules] {exc}") from None
         return self
+
+    def _check_gauntlet(self, names: list[str]) -> None:
+        g = self.gauntlet
+        if g.candidate not in names:
+            raise ValueError(f"[gauntlet] candidate {g.candidate!r} is not one of the bots "
+                             f"({', '.join(names)})")
+        field = [b for b in self.bots if b.name != g.candidate]
+        if len(field) == 1 and field[0].remote:
+            raise ValueError("[gauntlet] a field of one bot is seated twice, which needs a "
+                             "started bot, not a remote one; add a second field bot")
 
     def rules_config(self) -> RulesConfig:
         """The match rules: the preset plus ``[rules]`` overrides.
