@@ -158,3 +158,12 @@ def test_arena_gauntlet_stops_at_max_blocks_without_a_decision(tmp_path):
     state = json.loads((out / "sprt.json").read_text())
     assert state["capped"] and state["decision"] is None and state["blocks"] == 2
     assert wait_no_processes(tag) == []
+
+
+def test_example_gauntlet_config_is_valid():
+    from pathlib import Path
+
+    from arena.tournament.config import load_config
+    cfg = load_config(Path(__file__).parents[2] / "examples" / "gauntlet.toml")
+    assert cfg.gauntlet.candidate == "greedy" and cfg.gauntlet.elo1 == 50
+    assert [e.name for e in gauntlet_entries(cfg)] == ["greedy", "random", "random-2"]
