@@ -15,7 +15,7 @@ Usage::
     from arena.ratings import MatchResult, rate, format_report
 
     results = [MatchResult(("alice", "bob", "carol"), (1, 2, 3), block="t1-d1"), ...]
-    report = rate(results, bootstrap=200, seed=0)
+    report = rate(results, seed=0)          # 1000 bootstrap resamples
     print(format_report(report, "md"))
 """
 

@@ -1,6 +1,7 @@
 """Result of :func:`arena.ratings.rate`: frozen dataclasses plus plain-data views.
 
-Ratings are in Elo points (mean 1500; see :mod:`arena.ratings.plackett_luce`). The bots of a
+Ratings are in Elo points (mean 1500 over the bots that are not one-sided, :mod:`.edges`; see
+:mod:`arena.ratings.plackett_luce`). The bots of a
 report are ordered by rating, best first (ties by name); ``los`` and ``head_to_head`` use the
 same order. :meth:`RatingReport.to_dict` gives JSON-ready data (no NaN, no numpy types) and
 :meth:`RatingReport.report_rows` the main table as a list of dicts, for renderers such as
@@ -20,10 +21,10 @@ __all__ = ["BotRating", "RatingDifference", "RatingReport"]
 
 MODEL_DESCRIPTION = (
     "Plackett-Luce MAP fit of match placings (ties = order unknown), Gaussian prior "
-    "N(0, prior_sigma^2) on log-strength theta; R = 1500 + 400/ln(10) * theta (centred), "
+    "N(0, prior_sigma^2) on log-strength theta; R = 1500 + 400/ln(10) * theta, "
     "P(i above j) = 1/(1 + 10^(-(Ri-Rj)/400)); 95% intervals from a bootstrap "
-    "over duplicate blocks (percentile, widened by the small-sample factor "
-    "t_{G-1}/z*sqrt(G/(G-1)) for G blocks); one-sided bots (never beaten / never beat "
+    "over duplicate blocks: estimate +- t_{G-1}(0.975) * sqrt(G/(G-1)) * bootstrap sd for G "
+    "blocks, for ratings and rating differences; one-sided bots (never beaten / never beat "
     "another bot) are flagged and left out of the 1500 anchor"
 )
 
