@@ -59,7 +59,7 @@ def test_balanced_tables_every_pair_meets_l_times_for_3_to_40_bots(meetings):
         tabs = balanced_tables(bots, meetings, seed=11)
         pairs = pair_counts(tabs)
         assert len(pairs) == n * (n - 1) // 2
-        assert min(pairs.values()) == meetings
+        assert min(pairs.values()) >= meetings
         load = Counter(b for t in tabs for b in t)
         assert set(load) == set(bots)
         if has_steiner_system(n):
@@ -67,7 +67,7 @@ def test_balanced_tables_every_pair_meets_l_times_for_3_to_40_bots(meetings):
             assert set(load.values()) == {meetings * (n - 1) // 2}
             assert len(tabs) == meetings * n * (n - 1) // 6
         else:
-            assert max(load.values()) - min(load.values()) <= meetings
+            assert max(load.values()) - min(load.values()) <= 1
         # a table lists its bots in config order
         assert all(list(t) == sorted(t, key=bots.index) for t in tabs)
 
