@@ -171,3 +171,65 @@ def test_example_gauntlet_config_is_valid():
     cfg = load_config(Path(__file__).parents[2] / "examples" / "gauntlet.toml")
     assert cfg.gauntlet.candidate == "greedy" and cfg.gauntlet.elo1 == 50
     assert [e.name for e in gauntlet_entries(cfg)] == ["greedy", "random", "random-2"]
+
+
+@pytest.mark.e2e
+def test_gauntlet_killed_with_sigkill_resumes_to_the_same_decision(tmp_path):
+    """SIGKILL mid-run: the bots exit, nothing stored is lost or played twice, and the rerun
+    plays on from the stored results to a decision on complete blocks."""
+    import os
+    import signal
+    import time
+
+    from arena.tournament.store import open_existing
+
+    tag = new_tag()
+    text = gauntlet_text(tag, field=2, elo1=150, max_blocks=12)
+    cfg = tmp_path / "g.toml"
+    cfg.write_text(text)
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "arena.cli", "gauntlet", str(cfg), "--out", str(out),
+           "--quiet"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+
+    def stored() -> int:
+        try:
+            con = sqlite3.connect(out / "results.sqlite", timeout=1)
+            try:
+                return con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+            finally:
+                con.close()
+        except sqlite3.Error:
+            return 0
+
+    try:
+        deadline = time.monotonic() + 120
+        while stored() < 4 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        before = stored()
+        assert before >= 4 and proc.poll() is None
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert wait_no_processes(tag, 15) == []
+    resumed = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{before} earlier" in resumed.stdout
+    state = json.loads((out / "sprt.json").read_text())
+    with open_existing(out) as store:
+        ids = [r.match_id for r in store.results()]
+    assert len(ids) == len(set(ids)) >= 6 * state["blocks"]
+    assert not list((out / "records").glob(".*"))
+    assert state["decision"] == "H1" and state["llr"] >= state["upper"]
+    counts = Counter(r.block_id for r in store_rows(out))
+    assert all(counts[f"t000-d{k:04d}"] == 6 for k in range(state["blocks"]))   # one table
+    assert wait_no_processes(tag) == []
+
+
+def store_rows(out):
+    from arena.tournament.store import open_existing
+    with open_existing(out) as store:
+        return store.results()
