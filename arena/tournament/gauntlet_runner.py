@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..protocol.server import ArenaServer
 from ..ratings.model import MatchResult as RatedMatch
-from ..ratings.sprt import SprtState
+from ..ratings.sprt import SprtState, sprt_state
 from ..records import record_from_result, write_record
 from ..records.codec import atomic_write_bytes
 from .config import TournamentConfig
@@ -144,8 +144,12 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
                     if on_match is not None:
                         on_match(m)
                     if state.decision is None and prefix.add(_rated(row)):
-                        state = evaluate(prefix, params, g.max_blocks)
-                        say(state.summary())
+                        # one line per block, also when several blocks completed at once
+                        for m in range(state.blocks + 1, len(prefix.scores) + 1):
+                            state = sprt_state(prefix.scores[:m], params)
+                            say(state.summary())
+                            if state.decision is not None:
+                                break
 
             try:
                 await asyncio.gather(*(worker() for _ in range(cfg.tournament.concurrency)))
