@@ -15,7 +15,7 @@ blocks), refits the ratings on each resample (:func:`.batch_fit.fit_theta_batch`
 
 Calibration (``bench/ratings_coverage.py``, figures in ``docs/ratings.md``): plain percentile
 intervals from few blocks are too narrow (coverage 0.87-0.88 with 8 blocks, 0.92 with 25);
-these intervals cover the true ratings 0.947-0.955 and the true differences 0.944-0.956 of the
+these intervals cover the true ratings 0.947-0.955 and the true differences 0.949-0.956 of the
 time in simulation with 8, 24, 25 and 50 blocks (Monte Carlo error 0.005-0.01).
 
 Resampling only changes how often each distinct match outcome is counted, so each refit is a
