@@ -20,18 +20,18 @@ from collections.abc import Callable, Mapping
 
 from . import exchange as xchg
 from . import scoring
-from .actions import CONTRACT_BASE, MISERE, NO_TRUMP, Decision, action_str, contract_action
+from .actions import CONTRACT_BASE, MISERE, Decision, action_str, contract_action
 from .cards import cards_of, mask_of
+from .contracts import CONTRACTS_IN, contracts_mask, replay_contracts
 from .config import RulesConfig
-from .deal import Deal, seeded_deal
-from .errors import IllegalActionError
+from .deal import Deal, check_seed, seeded_deal
+from .errors import IllegalActionError, RulesError
 from .history import HandSummary, TrickRecord, hand_steps
 from .tricks import F1, FOLLOW_CODES, legal_play_mask, trick_winner
 
 _PLAY = Decision.PLAY
 
 DealSource = Mapping[int, Deal] | Callable[[int], Deal | None] | None
-
 
 class MatchState:
     """Full (omniscient) state of one match; see the module docstring.
@@ -43,15 +43,15 @@ class MatchState:
         kitty (tuple), kitty_taken, discards (list), trick (cards on the current trick),
         trick_seats, leader, tricks (list of TrickRecord this hand), tricks_won (per seat),
         scores (match score per seat), hand_points (list of per-seat tuples, one per hand),
-        prev_points (previous hand's points or None), contracts_used (per-seat bitmask of
-        contract indexes), events (ExchangeEvent list of this hand, full information),
-        deals (Deal per hand played so far), actions (every action code
+        prev_points (previous hand's points or None), contracts_used (per seat, bitmask of the
+        contract indexes chosen in his current cycle, RULES.md decision 16), events
+        (ExchangeEvent list of this hand, full information), deals (Deal per hand played so far), actions (every action code
         applied in the match, in order), completed_hands (HandSummary per finished hand),
         finished, end_reason, twelve_trick_winner.
     """
 
     __slots__ = (
-        "cfg", "_deal_source", "_seed", "_follow_cfg", "_next",
+        "cfg", "_deal_source", "_seed", "_follow_cfg", "_next", "_all_contracts",
         "hand_number", "dealer", "roles", "seat_of_role", "declarer", "targets", "limits",
         "contract", "trump", "follow", "hands", "first6", "kitty", "kitty_taken", "discards",
         "decision", "current_seat", "_steps", "_legal",
@@ -76,6 +76,7 @@ class MatchState:
 
         Raises:
             DealError: when an explicit deal does not fit ``cfg``.
+            SeedError: when ``seed`` is not an int, str or bytes.
         """
         if first_deal is not None:
             deals = {1: first_deal}
@@ -95,17 +96,28 @@ class MatchState:
             scores: match scores before this hand, per seat.
             prev_points: the previous hand's points per seat (they drive the card exchange);
                 None on hand 1.
-            contracts_used: per seat, contract indexes (0..5) already chosen in this match.
+            contracts_used: per seat, the contract indexes (0..5) he has chosen in this match so
+                far, in order; they are replayed into his current cycle (RULES.md decision 16:
+                once he has chosen every contract of the rule set, all are open again). A
+                set of the contracts of his current cycle (e.g. ``view.contracts_used``) is
+                such a sequence too.
 
         Raises:
             DealError: when an explicit deal does not fit ``cfg``.
-            ValueError: when ``hand_number`` < 1 or ``dealer`` is not 0..2.
+            SeedError: when ``seed`` is not an int, str or bytes.
+            RulesError: when ``hand_number`` is not an int >= 1, ``dealer`` not 0..2, or
+                ``contracts_used`` names a contract the rules do not have (or, with
+                ``contract_once``, one twice in a cycle).
         """
-        if hand_number < 1 or dealer not in (0, 1, 2):
-            raise ValueError(f"bad position: hand_number {hand_number}, dealer {dealer}")
+        check_seed(seed)
+        if type(hand_number) is not int or hand_number < 1 or type(dealer) is not int \
+                or dealer not in (0, 1, 2):
+            raise RulesError(f"bad position: hand_number {hand_number!r}, dealer {dealer!r} "
+                             "(expected an int >= 1 and 0, 1 or 2)")
         self = cls.__new__(cls)
         self.cfg = cfg
         self._seed = seed
+        self._all_contracts = contracts_mask(cfg)
         if deal is not None:
             deals = {hand_number: deal}
         self._deal_source = deals
@@ -114,7 +126,8 @@ class MatchState:
         self.scores = list(scores)
         self.hand_points = []
         self.prev_points = None if prev_points is None else tuple(prev_points)
-        self.contracts_used = [mask_of(c) for c in contracts_used] if contracts_used else [0, 0, 0]
+        self.contracts_used = [0, 0, 0] if contracts_used is None else \
+            replay_contracts(cfg, contracts_used)
         self.deals = []
         self.actions = []
         self.completed_hands = []
@@ -171,8 +184,9 @@ class MatchState:
         return legal
 
     def is_legal(self, action: int) -> bool:
-        """Whether ``action`` may be applied now (never raises)."""
-        if self.finished or not isinstance(action, int):
+        """Whether ``action`` may be applied now (never raises; anything but an ``int``,
+        ``bool`` included, is not an action)."""
+        if self.finished or type(action) is not int:
             return False
         if self.decision is _PLAY:
             return 0 <= action < 52 and bool(self._play_mask() >> action & 1)
@@ -195,14 +209,12 @@ class MatchState:
         return xchg.legal(self)
 
     def _contract_choices(self) -> list[int]:
-        cfg = self.cfg
-        options = [0, 1, 2, 3] + ([NO_TRUMP] if cfg.no_trump else []) + (
-            [MISERE] if cfg.misere else [])
-        if cfg.contract_once:
-            used = self.contracts_used[self.declarer]
-            fresh = [c for c in options if not used >> c & 1]
-            return fresh or options  # every contract used: the choice opens again
-        return options
+        """Contract indexes open to the declarer: all of the rule set, or with
+        ``contract_once`` those not chosen in his current cycle (RULES.md decision 16)."""
+        avail = self._all_contracts
+        if self.cfg.contract_once:
+            avail &= ~self.contracts_used[self.declarer]
+        return CONTRACTS_IN[avail]
 
     def view(self, seat: int):  # -> View (import kept local: view imports this module)
         """Everything ``seat`` (0..2) may know now; see :class:`arena.rules.view.View`.
@@ -341,7 +353,9 @@ class MatchState:
 
     def _set_contract(self, contract: int) -> None:
         self.contract = contract
-        self.contracts_used[self.declarer] |= 1 << contract
+        used = self.contracts_used[self.declarer] | 1 << contract
+        # a completed cycle opens every contract again (RULES.md decision 16)
+        self.contracts_used[self.declarer] = 0 if used == self._all_contracts else used
         if contract < 4:
             self.trump, self.follow = contract, self._follow_cfg
         self._next_step()
@@ -387,7 +401,8 @@ class MatchState:
             self.contract, self.deals[-1] if self.deals else None, tuple(self.discards), tuple(self.events),
             tuple(self.tricks), tuple(self.tricks_won), pts, tuple(self.scores)))
         reason, winner = scoring.end_reason(self.cfg, self.hand_number, self.scores,
-                                            self.tricks_won, self.contract == MISERE)
+                                            self.tricks_won, self.contract == MISERE,
+                                            self.hand_points)
         if reason is None:
             self._start_next_hand()
             return

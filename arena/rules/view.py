@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from .actions import Decision
 from .cards import cards_of
 from .config import RulesConfig
+from .contracts import CONTRACTS_IN
 from .exchange import ExchangeEvent
 from .history import TrickRecord
 
@@ -129,7 +130,7 @@ def exchange_status(state: MatchState, seat: int) -> ExchangeStatus | None:
 
 
 #: contract indexes in each 6-bit "contracts used" mask
-_CONTRACTS_IN_MASK = tuple(tuple(c for c in range(6) if m >> c & 1) for m in range(64))
+_CONTRACTS_IN_MASK = CONTRACTS_IN
 
 
 def visible_discards(state: MatchState, seat: int) -> tuple[int, ...]:
@@ -153,7 +154,7 @@ def view_of(state: MatchState, seat: int) -> View:
     Raises:
         ValueError: when ``seat`` is not 0, 1 or 2.
     """
-    if seat not in (0, 1, 2):
+    if type(seat) is not int or seat not in (0, 1, 2):
         raise ValueError(f"seat must be 0, 1 or 2, got {seat!r}")
     hands = state.hands
     hand, hidden = visible_hand(state, seat)

@@ -15,23 +15,23 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..protocol.server import ArenaServer
 from ..ratings.model import MatchResult as RatedMatch
 from ..ratings.sprt import SprtState, sprt_state
-from ..records import record_from_result, write_record
 from ..records.codec import atomic_write_bytes
+from ..safetext import printable
 from .config import TournamentConfig
 from .gauntlet import (BlockPrefix, block_order, evaluate, gauntlet_entries, gauntlet_schedule,
                        sprt_parameters)
-from .pool import BotPool
-from .runner import _play_one, _shutdown, lock_out_dir, result_row, server_address, \
-    sweep_temp_files
+from .proctable import ProcessTable
+from .runner import (LocalExecutor, _run_workers, _save, _uncancellable, lock_out_dir,
+                     sweep_temp_files, sweep_unfinished_records)
 from .schedule import ScheduledMatch
 from .store import ResultRow, Store
 
@@ -87,24 +87,32 @@ async def run_gauntlet(cfg: TournamentConfig, out: Path, *, progress: bool = Tru
 
 async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
                       on_match: Callable[[ScheduledMatch], None] | None) -> GauntletOutcome:
-    (out / "records").mkdir(exist_ok=True)
-    (out / "logs").mkdir(exist_ok=True)
-    sweep_temp_files(out)
     g = cfg.gauntlet
     params = sprt_parameters(cfg)
     entries = gauntlet_entries(cfg)
     field_names = [e.name for e in entries if e.name != g.candidate]
     schedule = gauntlet_schedule(g.candidate, field_names, g.max_blocks, cfg.tournament.seed)
-    rules = cfg.rules_config()
 
     def say(text: str) -> None:
+        logging.getLogger("arena.tournament").info("%s", text)   # also in OUT/arena.log
         if progress:
-            print(text, file=sys.stderr, flush=True)
+            print(printable(text), file=sys.stderr, flush=True)
 
-    with Store(out / "results.sqlite") as store:
+    def warn(text: str) -> None:   # a security or process warning: shown even with --quiet
+        print(f"arena: WARNING: {text}", file=sys.stderr, flush=True)
+
+    with Store(out / "results.sqlite") as store:   # refuses a file that is not a store
+        (out / "records").mkdir(exist_ok=True)
+        (out / "logs").mkdir(exist_ok=True)
+        sweep_temp_files(out)  # we hold the directory's lock: no other writer
         store.init_schedule(fingerprint(cfg), cfg.tournament.name, schedule)
+        procs = ProcessTable(store.db)
+        left = procs.end_leftovers()  # an arena that died on this directory left them
+        if left:
+            print(f"arena: ended {left} bot process{'es' if left > 1 else ''} left running by "
+                  f"an earlier arena on {out}", file=sys.stderr, flush=True)
         prefix = BlockPrefix(g.candidate, block_order(schedule))
-        done_before = store.results()
+        done_before = store.results()   # every stored row is checked before anything is played
         for row in done_before:
             prefix.add(_rated(row))
         state = evaluate(prefix, params, g.max_blocks)
@@ -113,20 +121,12 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
         played = 0
         disqualified: list[str] = []
         pending = store.pending()
+        sweep_unfinished_records(out, pending)
         if state.decision is None and state.blocks < g.max_blocks and pending:
-            server = ArenaServer(cfg.server.bind,
-                                 register_timeout_s=cfg.faults.register_timeout_s)
-            port = await server.start()
-            address = server_address(cfg.server.bind, port)
-            remote = [b.name for b in entries if b.remote]
-            if remote:
-                print(f"arena listening on {address}; remote bots ({', '.join(remote)}) join "
-                      f"with --arena {address} --token <their token>", file=sys.stderr,
-                      flush=True)
-            pool = BotPool(server, entries, address, out / "logs",
-                           slots=cfg.tournament.concurrency,
-                           register_timeout_s=cfg.faults.register_timeout_s,
-                           max_crashes=cfg.faults.max_crashes, on_event=say)
+            # the same hardening as ``arena run``: pre-flight check, server limits and TLS,
+            # bot processes recorded in the store (ended by the next run if we are killed)
+            executor = LocalExecutor(cfg, out / "logs", say, on_warning=warn, tracker=procs,
+                                     bots=entries)
             queue: asyncio.Queue[ScheduledMatch] = asyncio.Queue()
             for m in pending:
                 queue.put_nowait(m)
@@ -135,27 +135,26 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
                 nonlocal played, state
                 while state.decision is None and not queue.empty():
                     m = queue.get_nowait()
-                    result = await _play_one(cfg, rules, m, pool)
-                    path = out / "records" / f"{m.match_id}.jsonl.gz"
-                    await asyncio.to_thread(write_record, record_from_result(result), path)
-                    row = result_row(m, result, str(path.relative_to(out)))
-                    store.save_result(row, result.started_at, result.ended_at)
+                    done = await executor.play(m)
+                    await _uncancellable(_save(out, store, done))   # stored whole or not at all
                     played += 1
                     if on_match is not None:
                         on_match(m)
-                    if state.decision is None and prefix.add(_rated(row)):
+                    if state.decision is None and prefix.add(_rated(done.row)):
                         # one line per block, also when several blocks completed at once
-                        for m in range(state.blocks + 1, len(prefix.scores) + 1):
-                            state = sprt_state(prefix.scores[:m], params)
+                        for k in range(state.blocks + 1, len(prefix.scores) + 1):
+                            state = sprt_state(prefix.scores[:k], params)
                             say(state.summary())
                             if state.decision is not None:
                                 break
 
             try:
-                await asyncio.gather(*(worker() for _ in range(cfg.tournament.concurrency)))
+                await executor.start()
+                await _run_workers(worker, executor.slots)
             finally:
-                disqualified = pool.disqualifications
-                await asyncio.shield(_shutdown(pool, server))
+                disqualified = executor.disqualifications
+                # shielded: a cancellation arriving now must not cut the bots' shutdown short
+                await asyncio.shield(executor.close())
     capped = state.decision is None and state.blocks >= g.max_blocks
     _write_state(out, cfg, state, capped)
     return GauntletOutcome(state, played, len(done_before), capped, out, tuple(disqualified))

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -23,15 +25,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_remote_bot_joins_with_its_token(tmp_path):
+def test_remote_bot_joins_with_its_token(tmp_path, capsys):
     tag = new_tag()
     port = free_port()
     extra = (f'[server]\nbind = "127.0.0.1:{port}"\n'
-             '[[bots]]\nname = "visitor"\nremote = true\ntoken = "let-me-in"\n')
+             '[[bots]]\nname = "visitor"\nremote = true\ntoken = "let-me-in-0123456789"\n')
     cfg = make_config(None, tag=tag, bots=2, extra=extra)
     visitor = subprocess.Popen(
         [sys.executable, "-m", "sample_bots.random_bot", "--arena", f"127.0.0.1:{port}",
-         "--token", "let-me-in", "--connect-timeout", "20"],
+         "--connect-timeout", "20"], env={**os.environ, "ARENA_TOKEN": "let-me-in-0123456789"},
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         outcome = asyncio.run(run_tournament(cfg, tmp_path, progress=False))
@@ -40,6 +42,10 @@ def test_remote_bot_joins_with_its_token(tmp_path):
         if visitor.poll() is None:
             visitor.kill()
     assert outcome.played_now == 6
+    # the arena tells remote bots to pass the token in the environment, never as --token
+    err = capsys.readouterr().err
+    assert (f"remote bots (visitor) join with ARENA_TOKEN=<their token> in their environment "
+            f"and --arena 127.0.0.1:{port}") in err and "--token" not in err
     row = next(r for r in outcome.standings.rows if r.bot == "visitor")
     assert row.matches == 6 and row.forfeits == 0
     assert wait_no_processes(tag) == []
@@ -61,6 +67,15 @@ def test_arena_play_prints_the_match(capsys, tmp_path):
 def test_arena_play_bad_option_is_one_line(capsys):
     assert main(["play", "a", "b", "c", "--set", "hand_cap=0"]) == 2
     assert "invalid value 0 for rule option 'hand_cap'" in capsys.readouterr().err
+
+
+def test_arena_play_preflight_failure_leaves_no_empty_log_directory(capsys, tmp_path,
+                                                                    monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    rand = "{python} -m sample_bots.random_bot"
+    assert main(["play", rand, rand, "no-such-bot-program", "--set", "hand_cap=1"]) == 2
+    assert "'no-such-bot-program' is not a program on the PATH" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_config_text_helper_is_valid():
