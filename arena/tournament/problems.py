@@ -165,7 +165,7 @@ def _gauntlet_problems(gauntlet: dict[str, Any], bots: list[Any]) -> list[Proble
     if not isinstance(candidate, str):
         return []            # a field problem
     if candidate not in names:
-        return [("gauntlet.candidate", f"candidate {candidate!r} is not one of the bots "
+        return [("gauntlet.candidate", f"{candidate!r} is not one of the bots "
                  f"({', '.join(names)})")]
     field = [b for b in bots if isinstance(b, dict) and b.get("name") != candidate]
     if len(field) == 1 and field[0].get("remote") is True:

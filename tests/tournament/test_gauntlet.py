@@ -77,7 +77,7 @@ def test_decisions_use_the_complete_block_prefix_only():
 
 
 @pytest.mark.parametrize("bad, message", [
-    ('candidate = "nobody"', "[gauntlet] candidate 'nobody' is not one of the bots"),
+    ('candidate = "nobody"', "gauntlet.candidate: 'nobody' is not one of the bots"),
     ("elo0 = 200", "gauntlet: elo0 must be below elo1"),
     ("alpha = 0.7", "gauntlet: alpha must be in (0, 0.5)"),
     ("max_blocks = 0", "gauntlet.max_blocks: Input should be greater than or equal to 1"),
