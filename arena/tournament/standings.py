@@ -45,6 +45,7 @@ class StandingRow:
     forfeits: int
     ms_per_decision: float
     blocks: int = 0
+    one_sided: str | None = None  #: see :attr:`arena.ratings.report.BotRating.one_sided`
     status: str | None = None  #: "never started" / "did not connect": kept out of the ratings
 
 
@@ -125,7 +126,7 @@ def compute_standings(results: Sequence[ResultRow], bots: Sequence[str],
             rating.ci_high if rating else None, a["m"], round(a["place"] / m, 3), a["first"],
             round(a["score"] / m, 3), a["faults"], a["forfeits"],
             round(a["ms"] / a["dec"], 2) if a["dec"] else 0.0, len(a["blocks"]),
-            absent.get(name)))
+            rating.one_sided if rating else None, absent.get(name)))
     rows.sort(key=lambda r: (-(r.rating if r.rating is not None else -1e9),
                              r.average_place if r.matches else 9, r.bot))
     ranked = tuple(StandingRow(i + 1, *list(asdict(r).values())[1:]) for i, r in enumerate(rows))

@@ -145,7 +145,7 @@ def test_arena_gauntlet_decides_h1_for_greedy_against_random_and_resumes(tmp_pat
                             "--format", "json", "--bootstrap", "50"],
                            capture_output=True, text=True, timeout=120)
     assert rated.returncode == 0, rated.stderr
-    assert json.loads(rated.stdout)["bots"][0]["name"] == "greedy"
+    assert json.loads(rated.stdout)["bots"][0]["bot"] == "greedy"
 
 
 @pytest.mark.e2e
