@@ -215,6 +215,12 @@ def test_gauntlet_killed_with_sigkill_resumes_to_the_same_decision(tmp_path):
         if proc.poll() is None:
             proc.kill()
     assert wait_no_processes(tag, 15) == []
+    con = sqlite3.connect(out / "results.sqlite")
+    try:   # the bots were tracked in the store as in `arena run` (main's process table)
+        started = {b for (b,) in con.execute("SELECT bot FROM bot_starts WHERE registered > 0")}
+    finally:
+        con.close()
+    assert started == {"greedy", "random-0", "random-1"}
     resumed = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
     assert f"{before} earlier" in resumed.stdout
