@@ -25,6 +25,7 @@ from .safetext import printable
 #: modules providing ``add_parser(subparsers)``, in help order
 COMMAND_MODULES = (
     "arena.commands.run",       # run a tournament
+    "arena.commands.gauntlet",  # SPRT of a candidate against a field
     "arena.commands.play",      # play one match
     "arena.commands.check_bot", # protocol conformance of one bot
     "arena.commands.replay",    # replay / verify / html of a match record

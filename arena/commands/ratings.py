@@ -7,21 +7,42 @@ import sys
 
 from ..errors import UserError
 from ._values import cli_int
-from ..ratings import MatchResult, RatingsInputError, format_report, rate
+from ..ratings import DEFAULT_BOOTSTRAP, MatchResult, RatingsInputError, format_report, rate
 from ..tournament.proctable import never_started
 from ..tournament.store import open_existing
+
+
+ELO_SCALE_HELP = """\
+What the Elo scale means:
+  A difference of D points means: in a match, the higher bot places above the lower one
+  with probability 1 / (1 + 10^(-D/400)) (100 points: 64%, 200: 76%, 400: 91%), whoever
+  the third bot is. These are marginal placing odds under the Plackett-Luce model fitted
+  to these matches, not a latent skill: when luck is not Gumbel-shaped (e.g. the cards
+  decide much of a match) the same bots show smaller differences, and ratings from
+  different tournaments (rules, time control, field) are not comparable. The mean rating
+  of the bots that are not one-sided is 1500. A one-sided bot (never beaten / never beat
+  another bot) has no finite estimate: its rating is a bound set by the prior.
+  Intervals: block bootstrap over duplicate blocks, estimate +- t(G-1) * sqrt(G/(G-1)) *
+  bootstrap sd for G blocks (see docs/ratings.md).
+"""
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``arena ratings``."""
     p = sub.add_parser("ratings", help="ratings with 95%% intervals, LOS and head-to-head "
-                       "from a tournament directory")
+                       "from a tournament directory",
+                       description="Ratings (Plackett-Luce over match placings, Elo points) "
+                       "with 95%% intervals for each bot and for each difference between two "
+                       "bots (head-to-head table), likelihood of superiority and head-to-head "
+                       "counts.",
+                       epilog=ELO_SCALE_HELP,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dir", help="a tournament output directory (holding results.sqlite)")
     p.add_argument("--format", choices=("md", "csv", "json"), default="md")
     p.add_argument("--table", choices=("ratings", "los", "headtohead"), default=None,
                    help="only this table (md, csv; csv holds one table: ratings by default)")
-    p.add_argument("--bootstrap", type=cli_int(0, 100_000), default=200,
-                   help="bootstrap resamples (0 = none)")
+    p.add_argument("--bootstrap", type=cli_int(0, 100_000), default=DEFAULT_BOOTSTRAP,
+                   help="bootstrap resamples (0 = none; default %(default)s)")
     p.add_argument("--seed", type=cli_int(0), default=0, help="bootstrap seed")
     p.set_defaults(func=run)
 

@@ -44,6 +44,9 @@ def run(args: argparse.Namespace) -> int:
     signal N."""
     from . import _logging
     cfg = load_config(args.config)
+    if cfg.gauntlet is not None:
+        raise UserError(f"{args.config} has a [gauntlet] section: run it with `arena gauntlet "
+                        f"{args.config}`")
     if getattr(args, "ray", None) is not None:
         fields = {"backend": "ray", **({"address": args.ray} if args.ray else {})}
         cfg = with_cluster(cfg, args.config, **fields)

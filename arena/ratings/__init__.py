@@ -5,7 +5,9 @@ ties meaning "order unknown", fitted by maximum a posteriori with a weak Gaussia
 log-strengths (Hunter 2004 for the model family). Ratings are reported in Elo points,
 ``R = 1500 + 400/ln(10) * theta`` (theta centred), so that
 ``P(i places above j) = 1 / (1 + 10^(-(R_i - R_j)/400))`` holds exactly. 95% intervals and the
-likelihood of superiority come from a bootstrap over duplicate blocks. See the module docs of
+likelihood of superiority come from a bootstrap over duplicate blocks, as do 95% intervals of
+rating differences. Bots with one-sided results (never beaten, never beat another bot) are
+flagged and left out of the 1500 anchor (:mod:`.edges`). See the module docs of
 :mod:`.plackett_luce` and :mod:`.bootstrap` for formulas and sources.
 
 Usage::
@@ -13,7 +15,7 @@ Usage::
     from arena.ratings import MatchResult, rate, format_report
 
     results = [MatchResult(("alice", "bob", "carol"), (1, 2, 3), block="t1-d1"), ...]
-    report = rate(results, bootstrap=200, seed=0)
+    report = rate(results, seed=0)          # 1000 bootstrap resamples
     print(format_report(report, "md"))
 """
 
@@ -22,7 +24,7 @@ from .formatting import format_report
 from .headtohead import HeadToHead
 from .model import MatchResult, RatingsInputError
 from .plackett_luce import DEFAULT_PRIOR_SIGMA, ELO_BASE, ELO_PER_NAT, p_above
-from .report import BotRating, RatingReport
+from .report import BotRating, RatingDifference, RatingReport
 
 __all__ = [
     "DEFAULT_BOOTSTRAP",
@@ -32,6 +34,7 @@ __all__ = [
     "BotRating",
     "HeadToHead",
     "MatchResult",
+    "RatingDifference",
     "RatingReport",
     "RatingsInputError",
     "format_report",

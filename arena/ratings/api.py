@@ -12,15 +12,17 @@ import operator
 from collections.abc import Sequence
 
 from .bootstrap import block_bootstrap
+from .edges import anchor_mask, anchored_elo, one_sided
 from .headtohead import bot_counts, head_to_head
 from .model import MatchResult, RatingsInputError, disconnected_groups
-from .plackett_luce import DEFAULT_PRIOR_SIGMA, encode, fit_theta, theta_to_elo
-from .report import BotRating, RatingReport
+from .plackett_luce import DEFAULT_PRIOR_SIGMA, encode, fit_theta
+from .report import BotRating, RatingDifference, RatingReport
 
 __all__ = ["DEFAULT_BOOTSTRAP", "rate"]
 
-DEFAULT_BOOTSTRAP = 200
-"""Default number of block-bootstrap resamples."""
+DEFAULT_BOOTSTRAP = 1000
+"""Default number of block-bootstrap resamples (Monte Carlo error of a 95% bound: about 2% of
+the interval width, see docs/ratings.md)."""
 
 
 def _check_int(value: object, name: str, minimum: int) -> int:
@@ -87,8 +89,11 @@ def rate(
         log units (1 unit = 400/ln 10 = 173.7 Elo points). Default 1.5 (260 Elo points).
 
     Returns a :class:`RatingReport` with bots ordered best first. Ratings are Elo points,
-    ``1500 + 400/ln(10) * theta`` with theta centred, so the mean rating is 1500 and
-    ``P(i places above j) = 1 / (1 + 10^(-(R_i - R_j)/400))``.
+    ``1500 + 400/ln(10) * theta``, so that ``P(i places above j) = 1 / (1 + 10^(-(R_i -
+    R_j)/400))``, anchored so that the mean rating of the bots *without* one-sided results is
+    1500 (one-sided bots, never beaten or never beating another bot, are flagged in
+    ``BotRating.one_sided``; see :mod:`.edges`). ``differences`` holds ``R_a - R_b`` with a 95%
+    interval for every ordered pair.
 
     Raises :class:`RatingsInputError` for: fewer than 2 matches, items that are not
     :class:`MatchResult`, a bot in ``players`` without matches, bots in ``results`` missing
@@ -132,10 +137,12 @@ def rate(
     index = {name: i for i, name in enumerate(names)}
     patterns = encode(results, index)
     theta = fit_theta(patterns, patterns.counts, len(names), prior_sigma)
-    ratings = theta_to_elo(theta)
+    flags = one_sided(results, names)
+    anchor = anchor_mask([flags[n] for n in names])
+    ratings = anchored_elo(theta, anchor)
     boot = (
         block_bootstrap(results, patterns, len(names), theta, resamples=bootstrap, seed=seed,
-                        prior_sigma=prior_sigma)
+                        prior_sigma=prior_sigma, anchor=anchor)
         if bootstrap
         else None
     )
@@ -159,9 +166,17 @@ def rate(
             average_place=counts[names[i]].average_place,
             forfeits=counts[names[i]].forfeits,
             blocks=blocks[names[i]],
+            one_sided=flags[names[i]],
         )
         for rank, i in enumerate(order, start=1)
     )
+    differences = []
+    for i in order:
+        for j in order:
+            if i != j:
+                diff = float(ratings[i] - ratings[j])
+                low, high = (None, None) if boot is None else boot.difference(i, j, diff)
+                differences.append(RatingDifference(names[i], names[j], diff, low, high))
     los = (
         None
         if boot is None
@@ -176,4 +191,5 @@ def rate(
         prior_sigma=prior_sigma,
         bootstrap=bootstrap,
         seed=seed,
+        differences=tuple(differences),
     )

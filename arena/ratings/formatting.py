@@ -80,18 +80,22 @@ def _markdown(report: RatingReport, sections: Sequence[str]) -> str:
                 str(b.firsts),
                 str(b.forfeits),
                 str(b.blocks),
+                b.one_sided or "",
             ]
             for b in report.bots
         ]
         keys = [k for k in RATING_COLUMNS if k != "ci_high"]
         headers = [COLUMNS[k].header for k in keys]
-        align = ["right", "left"] + ["right"] * (len(keys) - 2)
+        align = ["right", "left"] + ["right"] * (len(keys) - 3) + ["left"]
+        flagged = [b for b in report.bots if b.one_sided]
+        anchor = ("" if not flagged or len(flagged) == len(report.bots) else
+                  "; the 1500 mean is over the bots that are not one-sided")
         notes = "".join(f"\n\n{markdown_escape(n)}" for n in report.notes)
         parts.append(
             f"## Ratings\n\n{plural(report.matches, 'match')} in "
             f"{plural(report.blocks, 'block')}; Plackett-Luce, prior sigma "
             f"{report.prior_sigma:g}, {report.bootstrap} bootstrap resamples over blocks "
-            f"(seed {report.seed}).\n\n"
+            f"(seed {report.seed}){anchor}.\n\n"
             + _md_table(headers, rows, align) + notes + "\n\n"
             + "\n".join(f"- {markdown_escape(line)}" for line in legend(keys))
         )
@@ -111,18 +115,21 @@ def _markdown(report: RatingReport, sections: Sequence[str]) -> str:
                 + _md_table(["", *names], rows, ["left"] + ["right"] * len(names))
             )
     if "head_to_head" in sections:
-        rows = [
-            [markdown_escape(h.a), markdown_escape(h.b), str(h.matches), str(h.above),
-             str(h.below), str(h.equal)]
-            for h in report.head_to_head
-        ]
+        diffs = {(d.a, d.b): d for d in report.differences}
+        rows = []
+        for h in report.head_to_head:
+            d = diffs.get((h.a, h.b))
+            rows.append([markdown_escape(h.a), markdown_escape(h.b), str(h.matches), str(h.above),
+                         str(h.below), str(h.equal), "-" if d is None else f"{d.difference:+.1f}",
+                         "-" if d is None or d.ci_low is None
+                         else f"[{d.ci_low:+.1f}, {d.ci_high:+.1f}]"])
         parts.append(
             "## Head-to-head\n\nMatches in which both bots played; a placed above / below / "
-            "equal to b.\n\n"
+            "equal to b; rating difference a - b (Elo points) with its 95% interval.\n\n"
             + _md_table(
-                [COLUMNS[k].header for k in HEAD_TO_HEAD_COLUMNS],
+                [COLUMNS[k].header for k in HEAD_TO_HEAD_COLUMNS if k != "diff_ci_high"],
                 rows,
-                ["left", "left", "right", "right", "right", "right"],
+                ["left", "left", "right", "right", "right", "right", "right", "right"],
             )
         )
     return "\n\n".join(parts) + "\n"
@@ -141,6 +148,7 @@ def _csv(report: RatingReport, section: str) -> str:
                  "" if b.ci_low is None else repr(b.ci_low),
                  "" if b.ci_high is None else repr(b.ci_high),
                  b.matches, repr(b.average_place), b.firsts, b.forfeits, b.blocks,
+                 b.one_sided or "",
                  note if note and b.blocks < MIN_BLOCKS else ""]
             )
     elif section == "los":
@@ -152,8 +160,13 @@ def _csv(report: RatingReport, section: str) -> str:
                         writer.writerow([a, b, repr(report.los[i][j])])
     else:
         writer.writerow(H2H_COLUMNS)
+        diffs = {(d.a, d.b): d for d in report.differences}
         for h in report.head_to_head:
-            writer.writerow([h.a, h.b, h.matches, h.above, h.below, h.equal])
+            d = diffs.get((h.a, h.b))
+            extra = ["", "", ""] if d is None else [
+                repr(d.difference), "" if d.ci_low is None else repr(d.ci_low),
+                "" if d.ci_high is None else repr(d.ci_high)]
+            writer.writerow([h.a, h.b, h.matches, h.above, h.below, h.equal, *extra])
     return out.getvalue()
 
 

@@ -1,6 +1,7 @@
 """Result of :func:`arena.ratings.rate`: frozen dataclasses plus plain-data views.
 
-Ratings are in Elo points (mean 1500; see :mod:`arena.ratings.plackett_luce`). The bots of a
+Ratings are in Elo points (mean 1500 over the bots that are not one-sided, :mod:`.edges`; see
+:mod:`arena.ratings.plackett_luce`). The bots of a
 report are ordered by rating, best first (ties by name); ``los`` and ``head_to_head`` use the
 same order. :meth:`RatingReport.to_dict` gives JSON-ready data (no NaN, no numpy types) and
 :meth:`RatingReport.report_rows` the main table as a list of dicts, for renderers such as
@@ -17,13 +18,15 @@ from .columns import RATING_COLUMNS, few_blocks_note
 from .headtohead import HeadToHead
 from .plackett_luce import ELO_BASE, ELO_PER_NAT
 
-__all__ = ["BotRating", "RatingReport"]
+__all__ = ["BotRating", "RatingDifference", "RatingReport"]
 
 MODEL_DESCRIPTION = (
     "Plackett-Luce MAP fit of match placings (ties = order unknown), Gaussian prior "
-    "N(0, prior_sigma^2) on log-strength theta; R = 1500 + 400/ln(10) * theta (centred), "
-    "P(i above j) = 1/(1 + 10^(-(Ri-Rj)/400)); 95% percentile intervals from a bootstrap "
-    "over duplicate blocks"
+    "N(0, prior_sigma^2) on log-strength theta; R = 1500 + 400/ln(10) * theta, "
+    "P(i above j) = 1/(1 + 10^(-(Ri-Rj)/400)); 95% intervals from a bootstrap "
+    "over duplicate blocks: estimate +- t_{G-1}(0.975) * sqrt(G/(G-1)) * bootstrap sd for G "
+    "blocks, for ratings and rating differences; one-sided bots (never beaten / never beat "
+    "another bot) are flagged and left out of the 1500 anchor"
 )
 
 
@@ -47,6 +50,9 @@ class BotRating:
     average_place: float
     forfeits: int
     blocks: int = 0
+    one_sided: str | None = None
+    """``"never beaten"`` / ``"never beat another bot"`` (:mod:`.edges`): the rating is then a
+    bound set by the prior, and the bot is not part of the 1500 anchor; None otherwise."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict keyed by the column vocabulary (:data:`~arena.ratings.columns.
@@ -54,6 +60,18 @@ class BotRating:
         values = {"bot": self.name, **{k: getattr(self, k) for k in RATING_COLUMNS
                                        if k != "bot"}}
         return {k: values[k] for k in RATING_COLUMNS}
+
+
+@dataclass(frozen=True)
+class RatingDifference:
+    """``difference = R_a - R_b`` in Elo points with its 95% bootstrap interval (``None``
+    bounds without bootstrap)."""
+
+    a: str
+    b: str
+    difference: float
+    ci_low: float | None
+    ci_high: float | None
 
 
 @dataclass(frozen=True)
@@ -73,6 +91,15 @@ class RatingReport:
     prior_sigma: float
     bootstrap: int
     seed: int
+    differences: tuple[RatingDifference, ...] = ()
+    """Every ordered pair of distinct bots, in the order of ``head_to_head``."""
+
+    def difference_of(self, a: str, b: str) -> RatingDifference:
+        """``R_a - R_b`` with its interval (``KeyError`` if ``a == b`` or either is unknown)."""
+        for d in self.differences:
+            if d.a == a and d.b == b:
+                return d
+        raise KeyError((a, b))
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -135,6 +162,11 @@ class RatingReport:
                 if self.los is None
                 else {"bots": list(self.names), "matrix": [list(row) for row in self.los]}
             ),
+            "differences": [
+                {"a": d.a, "b": d.b, "difference": d.difference, "ci_low": d.ci_low,
+                 "ci_high": d.ci_high}
+                for d in self.differences
+            ],
             "head_to_head": [
                 {
                     "a": h.a,

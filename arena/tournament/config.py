@@ -7,6 +7,8 @@ Example (see ``examples/sample.toml``)::
     seed = 1
     deals_per_table = 2             # each deal is played in all 6 seatings (a duplicate block)
     concurrency = 2                 # matches played at once
+    schedule = "all-tables"         # or "balanced": every pair meets pair_meetings times
+    pair_meetings = 1               # balanced only
 
     [rules]                         # option overrides, e.g. hand_cap = 10, no_trump = true
     [time]
@@ -86,6 +88,21 @@ class TournamentSection(_Strict):
     seed: StrictInt | StrictStr = 1
     deals_per_table: StrictInt = Field(1, ge=1, le=100_000)
     concurrency: StrictInt = Field(1, ge=1, le=64)
+    schedule: Literal["all-tables", "balanced"] = "all-tables"
+    pair_meetings: StrictInt = Field(1, ge=1, le=1000)
+
+    @model_validator(mode="after")
+    def _meetings_need_balanced(self) -> TournamentSection:
+        if "pair_meetings" in self.model_fields_set and self.schedule != "balanced":
+            raise ValueError('pair_meetings applies only to schedule = "balanced"')
+        return self
+
+    def table_count(self, n_bots: int) -> int:
+        """Tables of the schedule for ``n_bots`` bots (see :mod:`.schedule`)."""
+        if self.schedule == "all-tables":
+            return n_bots * (n_bots - 1) * (n_bots - 2) // 6
+        from .balanced import covering_size
+        return self.pair_meetings * covering_size(n_bots)
 
     @field_validator("preset")
     @classmethod
@@ -255,6 +272,24 @@ class BotEntry(_Strict):
         return self
 
 
+class GauntletSection(_Strict):
+    """``[gauntlet]``: one candidate against the other bots (the field), decided by an SPRT on
+    the Elo scale of the ratings (:mod:`arena.ratings.sprt`); run with ``arena gauntlet``."""
+
+    candidate: StrictStr
+    elo0: StrictInt | StrictFloat = 0.0
+    elo1: StrictInt | StrictFloat = 5.0
+    alpha: StrictFloat = 0.05
+    beta: StrictFloat = 0.05
+    max_blocks: StrictInt = Field(10_000, ge=1, le=MAX_MATCHES // 6)
+
+    @model_validator(mode="after")
+    def _sprt(self) -> GauntletSection:
+        from ..ratings.sprt import SprtParameters
+        SprtParameters(self.elo0, self.elo1, self.alpha, self.beta)   # ValueError with reason
+        return self
+
+
 class TournamentConfig(_Strict):
     """The whole validated file. ``rules`` holds rule-option overrides for the preset."""
 
@@ -263,6 +298,7 @@ class TournamentConfig(_Strict):
     time: TimeSection = TimeSection()
     faults: FaultSection = FaultSection()
     server: ServerSection = ServerSection()
+    gauntlet: GauntletSection | None = None
     cluster: ClusterSection = ClusterSection()
     bots: list[BotEntry]
 
@@ -290,6 +326,8 @@ class TournamentConfig(_Strict):
                 "deals_per_table": self.tournament.deals_per_table,
                 "rules": self.rules_config().options(), "bots": [b.name for b in self.bots],
                 "time": self.time.model_dump(), "max_faults": self.faults.max_faults}
+        if self.tournament.schedule != "all-tables":  # older directories keep their fingerprint
+            core["schedule"] = [self.tournament.schedule, self.tournament.pair_meetings]
         return hashlib.sha256(json.dumps(core, sort_keys=True).encode()).hexdigest()
 
 

@@ -122,20 +122,56 @@ def cross_problems(data: Any) -> list[Problem]:
         return []
     out: list[Problem] = []
     bots = data.get("bots")
+    gauntlet = data.get("gauntlet")
     if isinstance(bots, list):
-        out += _bot_problems(bots)
+        out += _bot_problems(bots, gauntlet=gauntlet is not None)
+        if isinstance(gauntlet, dict):
+            out += _gauntlet_problems(gauntlet, bots)
     out += _rules_problems(data)
     out += _cluster_problems(data)
     section = data.get("tournament")
-    deals = section.get("deals_per_table", 1) if isinstance(section, dict) else 1
+    section = section if isinstance(section, dict) else {}
+    deals = section.get("deals_per_table", 1)
     n = len(bots) if isinstance(bots, list) else 0
-    if isinstance(deals, int) and not isinstance(deals, bool):
-        matches = n * (n - 1) * (n - 2) // 6 * deals * 6
+    tables = _table_count(section, n)
+    if tables is not None and isinstance(deals, int) and not isinstance(deals, bool):
+        matches = tables * deals * 6
         if matches > MAX_MATCHES:
             out.append(("tournament.deals_per_table",
                         f"the schedule would have {matches:,} matches (more than "
                         f"{MAX_MATCHES:,}); use fewer bots or deals_per_table"))
     return out
+
+
+def _table_count(section: dict[str, Any], n: int) -> int | None:
+    """Tables of the schedule for ``n`` bots, as :meth:`TournamentSection.table_count` (the
+    balanced size for ``schedule = "balanced"``); None when the fields are invalid."""
+    schedule = section.get("schedule", "all-tables")
+    if schedule == "all-tables":
+        return n * (n - 1) * (n - 2) // 6
+    meetings = section.get("pair_meetings", 1)
+    if schedule != "balanced" or not isinstance(meetings, int) or isinstance(meetings, bool) \
+            or meetings < 1:
+        return None          # a field problem
+    from .balanced import covering_size
+    return meetings * covering_size(n)
+
+
+def _gauntlet_problems(gauntlet: dict[str, Any], bots: list[Any]) -> list[Problem]:
+    """The ``[gauntlet]`` candidate is one of the bots; a field of one bot is seated twice,
+    which needs a started bot, not a remote one."""
+    names = [b["name"] for b in bots if isinstance(b, dict) and isinstance(b.get("name"), str)]
+    candidate = gauntlet.get("candidate")
+    if not isinstance(candidate, str):
+        return []            # a field problem
+    if candidate not in names:
+        return [("gauntlet.candidate", f"{candidate!r} is not one of the bots "
+                 f"({', '.join(names)})")]
+    field = [b for b in bots if isinstance(b, dict) and b.get("name") != candidate]
+    if len(field) == 1 and field[0].get("remote") is True:
+        return [("gauntlet", "a field of one bot is seated twice, which needs a started bot, "
+                 "not a remote one; add a second field bot")]
+    return []
 
 
 def _cluster_problems(data: dict) -> list[Problem]:
@@ -148,10 +184,11 @@ def _cluster_problems(data: dict) -> list[Problem]:
     return []
 
 
-def _bot_problems(bots: list[Any]) -> list[Problem]:
+def _bot_problems(bots: list[Any], gauntlet: bool = False) -> list[Problem]:
     out: list[Problem] = []
-    if len(bots) < 3:
-        out.append(("bots", f"a tournament needs at least 3 bots, got {len(bots)}"))
+    if len(bots) < 3 and not (gauntlet and len(bots) == 2):
+        out.append(("bots", f"a tournament needs at least 3 bots, got {len(bots)}"
+                    + (" (a gauntlet 2)" if gauntlet else "")))
     names = [b["name"] for b in bots if isinstance(b, dict) and isinstance(b.get("name"), str)]
     folded = [n.casefold() for n in names]
     dup = sorted({n for n in names if folded.count(n.casefold()) > 1})

@@ -22,7 +22,7 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,7 +35,7 @@ from ..records import record_from_result
 from ..ratings.formatting import CSV_FILES, H2H_COLUMNS, LOS_COLUMNS, csv_tables
 from ..records.codec import atomic_write_bytes, dumps_record
 from ..safetext import printable
-from .config import TournamentConfig
+from .config import BotEntry, TournamentConfig
 from .executor import MatchExecutor, PlayedMatch, record_relpath
 from .pool import BotPool, ProcessTracker
 from .preflight import preflight
@@ -138,13 +138,14 @@ def check_bots(cfg: TournamentConfig) -> None:
         raise PreflightError("; ".join(problems) + " (nothing was played)")
 
 
-def max_connections(cfg: TournamentConfig, slots: int | None = None) -> int:
+def max_connections(cfg: TournamentConfig, slots: int | None = None,
+                    bots: Sequence[BotEntry] | None = None) -> int:
     """The server's connection cap: every bot instance (``slots`` per spawned bot, default
-    the tournament's concurrency), plus as many waiting to register (restarts overlap) and the
-    unregistered allowance."""
+    the tournament's concurrency; ``bots``, default the config's), plus as many waiting to
+    register (restarts overlap) and the unregistered allowance."""
     from ..protocol.limits import MAX_UNREGISTERED
     per_bot = slots or cfg.tournament.concurrency
-    instances = sum(1 if b.remote else per_bot for b in cfg.bots)
+    instances = sum(1 if b.remote else per_bot for b in (cfg.bots if bots is None else bots))
     return 2 * instances + MAX_UNREGISTERED
 
 
@@ -235,7 +236,9 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
         (out / "records").mkdir(exist_ok=True)
         (out / "logs").mkdir(exist_ok=True)
         sweep_temp_files(out)  # we hold the directory's lock: no other writer
-        schedule = make_schedule(names, cfg.tournament.deals_per_table, cfg.tournament.seed)
+        schedule = make_schedule(names, cfg.tournament.deals_per_table, cfg.tournament.seed,
+                                 schedule=cfg.tournament.schedule,
+                                 pair_meetings=cfg.tournament.pair_meetings)
         store.init_schedule(cfg.fingerprint(), cfg.tournament.name, schedule)
         store.results()        # every stored row is checked before anything is played
         procs = ProcessTable(store.db)
@@ -361,7 +364,8 @@ def played_from_result(m: ScheduledMatch, result: MatchResult) -> PlayedMatch:
 class LocalExecutor:
     """Plays matches in this process: the pre-flight check, one gRPC server, one bot pool
     with ``slots`` instances per bot (``tournament.concurrency`` unless given). A Ray worker
-    runs one per actor.
+    runs one per actor. ``bots``: the bots to start (default the config's; a gauntlet adds a
+    twin of a one-bot field).
 
     Raises (from ``start``): PreflightError, ServerStartError.
     """
@@ -370,8 +374,10 @@ class LocalExecutor:
                  *, slots: int | None = None, bind: str | None = None,
                  on_warning: Callable[[str], None] | None = None,
                  tracker: ProcessTracker | None = None,
-                 events: EventSink | None = None) -> None:
+                 events: EventSink | None = None,
+                 bots: Sequence[BotEntry] | None = None) -> None:
         self.cfg = cfg
+        self.bots = list(cfg.bots if bots is None else bots)
         self.rules = cfg.rules_config()
         self.log_dir = log_dir
         self.on_event = on_event
@@ -391,18 +397,18 @@ class LocalExecutor:
         cfg = self.cfg
         check_bots(cfg)
         server = ArenaServer(self.bind, register_timeout_s=cfg.faults.register_timeout_s,
-                             max_connections=max_connections(cfg, self.slots),
+                             max_connections=max_connections(cfg, self.slots, self.bots),
                              on_warning=self.on_warning, tls=cfg.server.tls_config())
         port = await server.start()
         self.server = server
         address = server_address(self.bind, port)
-        remote = [b.name for b in cfg.bots if b.remote]
+        remote = [b.name for b in self.bots if b.remote]
         if remote:  # shown even with --quiet: remote bots need the address
             # the token in the environment: a --token argument is readable in /proc
             print(f"arena listening on {address}; remote bots ({', '.join(remote)}) join "
                   f"with ARENA_TOKEN=<their token> in their environment and --arena "
                   f"{address}", file=sys.stderr, flush=True)
-        self.pool = BotPool(server, cfg.bots, address, self.log_dir, slots=self.slots,
+        self.pool = BotPool(server, self.bots, address, self.log_dir, slots=self.slots,
                             register_timeout_s=cfg.faults.register_timeout_s,
                             max_crashes=cfg.faults.max_crashes, on_event=self.on_event,
                             tracker=self.tracker, extra_env=cfg.server.bot_env())

@@ -1,6 +1,10 @@
-"""The round-robin schedule: a pure function of the bot names, deals per table and seed.
+"""The round-robin schedule: a pure function of the bot names, deals per table, seed and the
+schedule options.
 
-Every 3-bot table of the N >= 3 bots (``C(N, 3)`` tables) plays ``deals_per_table`` deals; each
+With ``schedule="all-tables"`` (the default) every 3-bot table of the N >= 3 bots
+(``C(N, 3)`` tables) plays; with ``schedule="balanced"`` only the tables of
+:func:`.balanced.balanced_tables`, in which every pair of bots meets ``pair_meetings`` times
+(``L * N(N-1)/6`` tables when a Steiner triple system exists). Every table plays ``deals_per_table`` deals; each
 deal is played in all 6 seatings (3! permutations: every bot deals first, i.e. sits in seat 0,
 twice), the 6 matches forming one duplicate **block** (DESIGN.md; the ACPC 3-player duplicate).
 A deal's seed is SHA-256 of (tournament seed, table's bot names, deal index), so the same cards
@@ -15,6 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..rules.deal import derive_seed
+from .balanced import balanced_tables
+
+SCHEDULES = ("all-tables", "balanced")
 
 SEATINGS = tuple(itertools.permutations(range(3)))
 
@@ -51,17 +58,31 @@ def tables(bots: Sequence[str]) -> list[tuple[str, str, str]]:
 
 
 def make_schedule(bots: Sequence[str], deals_per_table: int,
-                  seed: int | str | bytes) -> list[ScheduledMatch]:
+                  seed: int | str | bytes, *, schedule: str = "all-tables",
+                  pair_meetings: int = 1) -> list[ScheduledMatch]:
     """The full schedule, ordered by deal, then table, then seating, so that an interrupted
     tournament has played whole rounds of every table rather than all deals of one table.
 
-    Size: ``C(N, 3) * deals_per_table * 6`` matches.
+    Size: ``tables * deals_per_table * 6`` matches, with ``C(N, 3)`` tables for
+    ``"all-tables"`` and ``len(balanced_tables(bots, pair_meetings, seed))`` for
+    ``"balanced"``. A balanced table's deal seed also includes its position, since a table can
+    occur twice when ``pair_meetings > 1``; all-tables seeds are unchanged.
+
+    Raises:
+        ValueError: fewer than 3 bots, repeated names, unknown ``schedule`` or
+            ``pair_meetings < 1``.
     """
+    if schedule == "all-tables":
+        tabs = tables(bots)
+    elif schedule == "balanced":
+        tabs = balanced_tables(bots, pair_meetings, seed)
+    else:
+        raise ValueError(f"unknown schedule {schedule!r}; expected one of {SCHEDULES}")
     out = []
-    tabs = tables(bots)
     for d in range(deals_per_table):
         for t, table in enumerate(tabs):
-            deal_seed = derive_seed(seed, "table", *table, "deal", d)
+            deal_seed = (derive_seed(seed, "table", *table, "deal", d) if schedule == "all-tables"
+                         else derive_seed(seed, "balanced", t, *table, "deal", d))
             block = f"t{t:03d}-d{d:04d}"
             for k, perm in enumerate(SEATINGS):
                 seats = (table[perm[0]], table[perm[1]], table[perm[2]])

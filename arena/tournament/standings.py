@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, fields
 from tabulate import tabulate
 
 from ..ratings import MatchResult as RatedMatch
-from ..ratings import RatingReport, RatingsInputError, rate
+from ..ratings import DEFAULT_BOOTSTRAP, RatingReport, RatingsInputError, rate
 from ..ratings.columns import COLUMNS, MIN_BLOCKS, few_blocks_note, legend
 from ..safetext import markdown_cell, printable
 from .store import ResultRow
@@ -45,6 +45,7 @@ class StandingRow:
     forfeits: int
     ms_per_decision: float
     blocks: int = 0
+    one_sided: str | None = None  #: see :attr:`arena.ratings.report.BotRating.one_sided`
     status: str | None = None  #: "never started" / "did not connect": kept out of the ratings
 
 
@@ -76,10 +77,15 @@ def _ratings(results: Sequence[ResultRow], seed: int) -> tuple[RatingReport | No
              for r in results]
     blocks = len({r.block_id for r in results})
     try:
-        return rate(rated, bootstrap=200 if blocks >= 2 else 0, seed=seed), (
-            None if blocks >= 2 else "note: one duplicate block only: no confidence intervals")
+        report = rate(rated, bootstrap=DEFAULT_BOOTSTRAP if blocks >= 2 else 0, seed=seed)
     except RatingsInputError as exc:
         return None, f"note: no ratings: {exc}"
+    notes = [] if blocks >= 2 else ["one duplicate block only: no confidence intervals"]
+    flagged = [f"{b.name} ({b.one_sided})" for b in report.bots if b.one_sided]
+    if flagged:
+        notes.append("one-sided results, rating is a bound set by the prior and not part of "
+                     "the 1500 anchor: " + ", ".join(flagged))
+    return report, ("note: " + "; ".join(notes)) if notes else None
 
 
 def compute_standings(results: Sequence[ResultRow], bots: Sequence[str],
@@ -120,7 +126,7 @@ def compute_standings(results: Sequence[ResultRow], bots: Sequence[str],
             rating.ci_high if rating else None, a["m"], round(a["place"] / m, 3), a["first"],
             round(a["score"] / m, 3), a["faults"], a["forfeits"],
             round(a["ms"] / a["dec"], 2) if a["dec"] else 0.0, len(a["blocks"]),
-            absent.get(name)))
+            rating.one_sided if rating else None, absent.get(name)))
     rows.sort(key=lambda r: (-(r.rating if r.rating is not None else -1e9),
                              r.average_place if r.matches else 9, r.bot))
     ranked = tuple(StandingRow(i + 1, *list(asdict(r).values())[1:]) for i, r in enumerate(rows))

@@ -44,7 +44,7 @@ def test_csv_round_trips_hostile_names_and_numbers(report):
     assert sorted(files) == ["headtohead.csv", "los.csv", "ratings.csv"]
     ratings, los, h2h = (table(files[f]) for f in ("ratings.csv", "los.csv", "headtohead.csv"))
     assert ratings[0] == ["rank", "bot", "rating", "ci_low", "ci_high", "matches",
-                          "average_place", "firsts", "forfeits", "blocks", "note"]
+                          "average_place", "firsts", "forfeits", "blocks", "one_sided", "note"]
     assert [row[1] for row in ratings[1:]] == list(report.names)
     assert sorted(report.names) == sorted(HOSTILE)
     for row, bot in zip(ratings[1:], report.bots):
@@ -54,18 +54,23 @@ def test_csv_round_trips_hostile_names_and_numbers(report):
         assert int(row[5]) == bot.matches and float(row[6]) == bot.average_place
         assert int(row[7]) == bot.firsts and int(row[8]) == bot.forfeits
         assert int(row[9]) == bot.blocks
-        assert (row[10] == few_blocks_note({b.name: b.blocks for b in report.bots})) == \
+        assert row[10] == (bot.one_sided or "")
+        assert (row[11] == few_blocks_note({b.name: b.blocks for b in report.bots})) == \
             (bot.blocks < MIN_BLOCKS)
     n = len(report.bots)
     assert los[0] == ["a", "b", "los"] and len(los) == 1 + n * (n - 1)
     for a, b, value in los[1:]:
         assert float(value) == report.los_of(a, b)
-    assert h2h[0] == ["a", "b", "matches", "above", "below", "equal"]
+    assert h2h[0] == ["a", "b", "matches", "above", "below", "equal", "difference",
+                      "diff_ci_low", "diff_ci_high"]
     assert len(h2h) == 1 + n * (n - 1)
-    for a, b, matches, above, below, equal in h2h[1:]:
+    for a, b, matches, above, below, equal, diff, low, high in h2h[1:]:
         h = report.head_to_head_of(a, b)
         assert (int(matches), int(above), int(below), int(equal)) == (
             h.matches, h.above, h.below, h.equal)
+        d = report.difference_of(a, b)
+        assert (float(diff), float(low), float(high)) == (d.difference, d.ci_low, d.ci_high)
+        assert float(diff) == pytest.approx(report.bot(a).rating - report.bot(b).rating)
     assert format_report(report, "csv") == files["ratings.csv"]
     assert format_report(report, "csv", section="los") == files["los.csv"]
 
@@ -80,11 +85,14 @@ def test_json_parses_and_matches_report(report):
     assert data == json.loads(json.dumps(report.to_dict()))
     assert [b["bot"] for b in data["bots"]] == list(report.names)
     assert list(data["bots"][0]) == ["rank", "bot", "rating", "ci_low", "ci_high", "matches",
-                                     "average_place", "firsts", "forfeits", "blocks"]
+                                     "average_place", "firsts", "forfeits", "blocks",
+                                     "one_sided"]
     assert data["bots"][0]["rating"] == report.bots[0].rating
     assert data["los"]["bots"] == list(report.names)
     assert data["los"]["matrix"] == [list(row) for row in report.los]
     assert len(data["head_to_head"]) == len(report.head_to_head)
+    assert len(data["differences"]) == len(report.differences) == len(report.head_to_head)
+    assert data["differences"][0]["difference"] == report.differences[0].difference
     assert data["model"]["units"] == "Elo points" and data["model"]["bootstrap"] == 30
     assert data["matches"] == report.matches and data["blocks"] == report.blocks
 
@@ -100,8 +108,8 @@ def test_markdown_has_one_row_per_bot_and_escapes_names(report):
     rows = [line for line in ratings_table.splitlines() if line.startswith("|")]
     assert len(rows) == 2 + len(report.bots)  # header, separator, bots
     for line, bot in zip(rows[2:], report.bots):
-        # every row has exactly 9 unescaped cell separators + 1 border
-        assert line.replace("\\|", "").count("|") == 10
+        # every row has exactly 10 unescaped cell separators + 1 border
+        assert line.replace("\\|", "").count("|") == 11
         assert markdown_escape(bot.name) in line
         assert f"{bot.rating:.1f}" in line
     assert "1e5" in text  # a numeric-looking name is left as text, not reformatted
@@ -150,7 +158,7 @@ def test_too_few_blocks_are_noted_in_every_format(blocks):
     assert all(b.blocks == blocks for b in report.bots)
     note = few_blocks_note({b.name: b.blocks for b in report.bots})
     assert note == (f"note: every bot played only {blocks} duplicate blocks, fewer than 10: "
-                    "the 95% intervals are too narrow to be trusted; play more deals per "
+                    "the 95% intervals rest on too few blocks to be trusted; play more deals per "
                     "table for reliable intervals")
     assert markdown_escape(note) in format_report(report, "md")
     assert json.loads(format_report(report, "json"))["notes"] == [note]
@@ -169,7 +177,7 @@ def test_enough_blocks_have_no_note():
 def test_some_bots_with_few_blocks():
     assert few_blocks_note({"a": 12, "b": 3, "c": 1}) == (
         "note: 2 of 3 bots played only 1 to 3 duplicate blocks, fewer than 10: the 95% "
-        "intervals are too narrow to be trusted; play more deals per table for reliable "
+        "intervals rest on too few blocks to be trusted; play more deals per table for reliable "
         "intervals")
     assert "only 1 duplicate block," in few_blocks_note({"a": 1})
 
@@ -179,6 +187,7 @@ def test_markdown_legend_uses_the_shared_vocabulary(report):
     text = format_report(report, "md", section="ratings")
     header = next(line for line in text.splitlines() if line.startswith("|"))
     assert [c.strip() for c in header.strip("|").split("|")] == [
-        "rank", "bot", "rating", "95% CI", "matches", "avg place", "1st", "forfeits", "blocks"]
+        "rank", "bot", "rating", "95% CI", "matches", "avg place", "1st", "forfeits", "blocks",
+        "one-sided"]
     for key in ("rating", "average_place", "firsts", "forfeits", "blocks"):
         assert f"- {markdown_escape(COLUMNS[key].header)}: " in text

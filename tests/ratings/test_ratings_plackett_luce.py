@@ -142,7 +142,13 @@ def test_a_bot_that_always_wins_stays_finite_and_ordered(n_matches):
     assert all(math.isfinite(x) for x in (top, mid, low))
     assert report.names == ("Top", "Mid", "Low")
     assert top > mid + 100
-    assert sum((top, mid, low)) / 3 == pytest.approx(1500.0, abs=1e-9)
+    # Top (never beaten) is one-sided and left out of the anchor; so is Low when it never beat
+    # Mid (n_matches = 2): the mean of the other bots is 1500
+    assert report.bot("Top").one_sided == "never beaten"
+    anchor = [b.rating for b in report.bots if b.one_sided is None]
+    assert [b.name for b in report.bots if b.one_sided is None] == (
+        ["Mid"] if n_matches == 2 else ["Mid", "Low"])
+    assert sum(anchor) / len(anchor) == pytest.approx(1500.0, abs=1e-9)
     if report.bootstrap:
         for b in report.bots:
             assert math.isfinite(b.ci_low) and math.isfinite(b.ci_high)
@@ -250,6 +256,8 @@ def test_property_finite_centred_and_order_free(results, rnd):
     report = rate(results, bootstrap=0)
     ratings = np.array([b.rating for b in report.bots])
     assert np.all(np.isfinite(ratings))
-    assert ratings.mean() == pytest.approx(1500.0, abs=1e-9)
+    # centred on the bots that are not one-sided (all bots if every one is)
+    anchor = [b.rating for b in report.bots if b.one_sided is None] or list(ratings)
+    assert np.mean(anchor) == pytest.approx(1500.0, abs=1e-9)
     assert list(ratings) == sorted(ratings, reverse=True)
     assert rate(rnd.sample(results, len(results)), bootstrap=0) == report

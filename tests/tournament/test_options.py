@@ -10,6 +10,7 @@ case checks each option's effect in what they saw, the store and the records.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import socket
 import subprocess
@@ -235,7 +236,34 @@ def server_bots_check(run: Run) -> None:
     assert all(not any(r.forfeited) and r.faults == (0, 0, 0) for r in run.rows)
 
 
+# ----- schedule ------------------------------------------------------------------------------
+def schedule_config(d: Path) -> str:
+    return ('[tournament]\nseed = 7\nschedule = "balanced"\npair_meetings = 2\n'
+            "[rules]\nhand_cap = 1\n[time]\nper_decision_ms = 2000\n"
+            + probe("p0") + probe("p1") + probe("p2"))
+
+
+def schedule_check(run: Run) -> None:
+    """Balanced with pair_meetings = 2: the one table of 3 bots twice, each with its own deal
+    (all-tables would play it once)."""
+    expected = make_schedule(["p0", "p1", "p2"], 1, 7, schedule="balanced", pair_meetings=2)
+    assert len(expected) == 12
+    assert sorted(r.match_id for r in run.rows) == sorted(m.match_id for m in expected)
+    assert len({r.block_id for r in run.rows}) == 2
+    seeds = {m.match_id: m.seed.hex() for m in expected}
+    assert len(set(seeds.values())) == 2                       # two deals, 6 seatings each
+    for match_id, rec in run.records().items():
+        assert rec.header.seed.value == seeds[match_id]
+    pairs = {}
+    for r in run.rows:
+        for pair in itertools.combinations(sorted(r.seats), 2):
+            pairs[pair] = pairs.get(pair, 0) + 1
+    assert pairs == {("p0", "p1"): 12, ("p0", "p2"): 12, ("p1", "p2"): 12}
+
+
 CASES = [
+    Case("schedule", {"tournament.schedule", "tournament.pair_meetings"}, schedule_config,
+         schedule_check),
     Case("tournament", {"tournament.name", "tournament.preset", "tournament.seed",
                         "tournament.deals_per_table", "tournament.concurrency",
                         "bots.name", "bots.command", "bots.env"},

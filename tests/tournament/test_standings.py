@@ -11,7 +11,7 @@ import json
 import pytest
 
 from arena.cli import main
-from arena.ratings.columns import COLUMNS, RATING_COLUMNS
+from arena.ratings.columns import COLUMNS, HEAD_TO_HEAD_COLUMNS as H2H_COLUMNS, RATING_COLUMNS
 from arena.safetext import markdown_cell
 from arena.tournament.standings import (STANDING_COLUMNS, compute_standings, format_standings,
                                         standings_legend)
@@ -99,7 +99,7 @@ def test_arena_run_writes_one_table_per_csv_and_notes(tmp_path, capsys):
     assert "12 matches played now" in stdout
     for name, header in (("standings.csv", ",".join(STANDING_COLUMNS) + ",note"),
                          ("los.csv", "a,b,los"),
-                         ("headtohead.csv", "a,b,matches,above,below,equal")):
+                         ("headtohead.csv", ",".join(H2H_COLUMNS))):
         table = list(csv.reader(io.StringIO((out / name).read_text())))
         assert ",".join(table[0]) == header and all(table), name
         assert len(table) == (4 if name == "standings.csv" else 7)

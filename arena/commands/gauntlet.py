@@ -1,0 +1,86 @@
+"""``arena gauntlet CONFIG.toml [--out DIR]``: a candidate against a field, decided by an SPRT."""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import sys
+from pathlib import Path
+
+from ..errors import UserError
+from ..tournament.config import load_config
+from ._signals import Interrupted, run_guarded
+
+EPILOG = """\
+The config is a tournament config with a [gauntlet] section:
+
+  [gauntlet]
+  candidate = "new-version"   # one of the [[bots]]; every other bot is the field
+  elo0 = 0                    # H0: candidate - field = elo0 Elo points
+  elo1 = 5                    # H1: candidate - field = elo1
+  alpha = 0.05                # P(accept H1 | H0)
+  beta = 0.05                 # P(accept H0 | H1)
+  max_blocks = 10000          # cap: stop undecided after this many blocks
+
+Tables are the candidate plus two field bots (a field of one bot is seated twice); each
+duplicate block (one deal in all 6 seatings) is one observation, decided in schedule order.
+Elo is the scale of `arena ratings`: +D points = placing above a field bot with
+probability 1 / (1 + 10^(-D/400)). The statistic (GSPRT on block scores with their
+empirical variance) is documented in docs/sprt.md. Rerun the same command to resume.
+"""
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register ``arena gauntlet``."""
+    p = sub.add_parser("gauntlet", help="SPRT: is a candidate bot better than the field?",
+                       description="Play a candidate bot against a field of baseline bots in "
+                       "duplicate blocks until a sequential probability ratio test accepts H0 "
+                       "(not better by elo1) or H1 (better than elo0).", epilog=EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("config", help="tournament config (TOML) with a [gauntlet] section")
+    p.add_argument("--out", help="output directory (default: runs/<config name>)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the gauntlet; print the final state and result line. Exit 0 (H0, H1 or capped),
+    2 on a user mistake, 128+N when stopped by signal N (rerun to resume)."""
+    from ..protocol.errors import ServerStartError
+    from ..tournament.gauntlet_runner import run_gauntlet
+    cfg = load_config(args.config)
+    if cfg.gauntlet is None:
+        raise UserError(f"{args.config}: no [gauntlet] section (see `arena gauntlet --help`); "
+                        "for a round-robin use `arena run`")
+    out = Path(args.out) if args.out else Path("runs") / Path(args.config).stem
+    try:
+        outcome = run_guarded(run_gauntlet(cfg, out, progress=not args.quiet))
+    except Interrupted as exc:
+        print(f"arena: stopped by {exc}; rerun the same command to resume", file=sys.stderr)
+        return exc.code
+    except ServerStartError as exc:
+        raise UserError(f"{args.config}: [server] {exc}") from None
+    except sqlite3.Error as exc:
+        raise UserError(f"{out}/results.sqlite: {exc}; free space or fix the file, then rerun "
+                        "to resume") from None
+    except OSError as exc:
+        raise UserError(f"{out}: {exc.strerror or exc}: {exc.filename or ''}; rerun to "
+                        "resume once fixed") from None
+    g, st = cfg.gauntlet, outcome.state
+    print(st.summary())
+    if st.decision == "H1":
+        verdict = (f"H1 accepted: {g.candidate} is stronger than the field "
+                   f"(elo1 = {g.elo1:g} rather than elo0 = {g.elo0:g})")
+    elif st.decision == "H0":
+        verdict = (f"H0 accepted: {g.candidate} is not stronger than the field by elo1 = "
+                   f"{g.elo1:g} (elo0 = {g.elo0:g} rather than elo1)")
+    elif outcome.capped:
+        verdict = f"no decision: max_blocks = {g.max_blocks} reached"
+    else:
+        verdict = "still running: no decision yet"
+    print(verdict)
+    for line in outcome.disqualifications:
+        print(f"arena: warning: bot {line}", file=sys.stderr)
+    print(f"{outcome.played_now} matches played now, {outcome.already_done} earlier; results "
+          f"in {out}/ (sprt.json, records/, logs/; `arena ratings {out}`)")
+    return 0

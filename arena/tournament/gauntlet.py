@@ -1,0 +1,131 @@
+"""The gauntlet: one candidate bot against a field, decided by an SPRT (pure part).
+
+Tables are the candidate plus two field bots: every pair of field bots in config order (one
+table for a field of 2, three for 3, ...). A field of one bot is seated twice: a copy of its
+config entry named ``"<name>#2"`` (a second process of the same command) takes the other seat.
+Block ``b`` (one deal at one table, all 6 seatings: a duplicate block) is at table ``b mod T``
+with deal ``b div T``, so the tables take turns; its id is ``"t{table:03d}-d{deal:04d}"`` like
+the round-robin's, and the store plays matches in schedule order (deal, table, seating).
+
+The test (:func:`evaluate`) uses only the longest prefix of *complete* blocks in schedule order:
+a block counts once all 6 of its matches are stored and every earlier block is complete, so the
+decision never depends on which matches happened to finish first. The SPRT itself is
+:func:`arena.ratings.sprt.sequential_test`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from ..ratings.model import MatchResult
+from ..ratings.sprt import SprtParameters, SprtState, block_score, sequential_test
+from ..rules.deal import derive_seed
+from .config import BotEntry, TournamentConfig
+from .schedule import SEATINGS, ScheduledMatch
+
+__all__ = ["BlockPrefix", "evaluate", "gauntlet_entries", "gauntlet_schedule",
+           "gauntlet_tables", "sprt_parameters"]
+
+
+def gauntlet_entries(cfg: TournamentConfig) -> list[BotEntry]:
+    """The bots to start: the config's, plus ``"<name>#2"`` when the field is one bot.
+
+    Raises:
+        ValueError: the config has no ``[gauntlet]`` section.
+    """
+    if cfg.gauntlet is None:
+        raise ValueError("the config has no [gauntlet] section")
+    entries = list(cfg.bots)
+    field_bots = [b for b in entries if b.name != cfg.gauntlet.candidate]
+    if len(field_bots) == 1:
+        entries.append(field_bots[0].model_copy(update={"name": _twin(field_bots[0].name,
+                                                                      entries)}))
+    return entries
+
+
+def _twin(name: str, entries: Sequence[BotEntry]) -> str:
+    taken = {e.name.casefold() for e in entries}
+    k = 2
+    while f"{name}#{k}".casefold() in taken:
+        k += 1
+    return f"{name}#{k}"
+
+
+def gauntlet_tables(candidate: str, field_bots: Sequence[str]) -> list[tuple[str, str, str]]:
+    """``(candidate, f_i, f_j)`` for every pair ``i < j`` of the field (config order).
+
+    Raises:
+        ValueError: fewer than 2 field bots, a repeated name, or the candidate in the field.
+    """
+    if len(field_bots) < 2 or len(set(field_bots)) != len(field_bots) \
+            or candidate in field_bots:
+        raise ValueError("a gauntlet table needs the candidate and 2 distinct field bots")
+    return [(candidate, a, b) for a, b in itertools.combinations(field_bots, 2)]
+
+
+def gauntlet_schedule(candidate: str, field_bots: Sequence[str], max_blocks: int,
+                      seed: int | str | bytes) -> list[ScheduledMatch]:
+    """``max_blocks`` duplicate blocks (``6 * max_blocks`` matches) in schedule order; deal
+    seeds are SHA-256 of (seed, "gauntlet", table's bots, deal)."""
+    tabs = gauntlet_tables(candidate, field_bots)
+    out = []
+    for b in range(max_blocks):
+        t, d = b % len(tabs), b // len(tabs)
+        table = tabs[t]
+        deal_seed = derive_seed(seed, "gauntlet", *table, "deal", d)
+        block = f"t{t:03d}-d{d:04d}"
+        for k, perm in enumerate(SEATINGS):
+            seats = (table[perm[0]], table[perm[1]], table[perm[2]])
+            out.append(ScheduledMatch(f"{block}-s{k}", block, t, d, k, seats, deal_seed))
+    return out
+
+
+def sprt_parameters(cfg: TournamentConfig) -> SprtParameters:
+    """The SPRT parameters of the config's ``[gauntlet]`` section."""
+    g = cfg.gauntlet
+    if g is None:
+        raise ValueError("the config has no [gauntlet] section")
+    return SprtParameters(float(g.elo0), float(g.elo1), float(g.alpha), float(g.beta))
+
+
+@dataclass
+class BlockPrefix:
+    """Block scores of the complete-block prefix, fed match by match (in any order).
+
+    ``order`` is the list of block ids in schedule order; :meth:`add` stores a match and
+    extends ``scores`` while the next block in order is complete (6 matches).
+    """
+
+    candidate: str
+    order: Sequence[str]
+    scores: list[float] = field(default_factory=list)
+    _pending: dict[str, list[MatchResult]] = field(default_factory=dict)
+
+    def add(self, result: MatchResult) -> bool:
+        """Store one match; True when the prefix grew."""
+        self._pending.setdefault(result.block, []).append(result)
+        grew = False
+        while len(self.scores) < len(self.order):
+            nxt = self.order[len(self.scores)]
+            matches = self._pending.get(nxt, [])
+            if len(matches) < len(SEATINGS):
+                break
+            self.scores.append(block_score(matches, self.candidate))
+            del self._pending[nxt]
+            grew = True
+        return grew
+
+
+def evaluate(prefix: BlockPrefix, params: SprtParameters, max_blocks: int) -> SprtState:
+    """The test on the complete-block prefix (stopping at the first crossing)."""
+    return sequential_test(prefix.scores, params, max_blocks)
+
+
+def block_order(schedule: Iterable[ScheduledMatch]) -> list[str]:
+    """Block ids in schedule order."""
+    seen: dict[str, None] = {}
+    for m in schedule:
+        seen.setdefault(m.block_id, None)
+    return list(seen)

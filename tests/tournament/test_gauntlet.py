@@ -1,0 +1,241 @@
+"""The gauntlet: schedule and complete-block prefix (pure), config errors, and `arena gauntlet`
+end to end with real sample bots over gRPC (a decision, resume, the cap)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import Counter
+import subprocess
+import sys
+
+import pytest
+
+from arena.cli import main
+from arena.ratings import MatchResult
+from arena.tournament.config import ConfigError, parse_config
+from arena.tournament.gauntlet import (BlockPrefix, block_order, gauntlet_entries,
+                                       gauntlet_schedule, gauntlet_tables)
+
+from .helpers import bot_block, new_tag, wait_no_processes
+
+
+def gauntlet_text(tag: str, *, field: int = 1, elo1: float = 100, max_blocks: int = 40,
+                  extra: str = "") -> str:
+    text = ("[tournament]\nseed = 3\nconcurrency = 2\n[rules]\nhand_cap = 1\n"
+            "[time]\nper_decision_ms = 300\n"
+            f"[gauntlet]\ncandidate = \"greedy\"\nelo1 = {elo1}\nmax_blocks = {max_blocks}\n"
+            + extra)
+    text += bot_block("greedy", ["{python}", "-m", "sample_bots.greedy_bot"], tag)
+    for k in range(field):
+        text += bot_block(f"random-{k}", ["{python}", "-m", "sample_bots.random_bot", "--seed",
+                                          str(k)], tag)
+    return text
+
+
+def test_tables_and_schedule_order():
+    assert gauntlet_tables("c", ["a", "b", "d"]) == [("c", "a", "b"), ("c", "a", "d"),
+                                                     ("c", "b", "d")]
+    sched = gauntlet_schedule("c", ["a", "b", "d"], 7, seed=1)
+    assert len(sched) == 42
+    blocks = block_order(sched)
+    assert blocks == ["t000-d0000", "t001-d0000", "t002-d0000", "t000-d0001", "t001-d0001",
+                      "t002-d0001", "t000-d0002"]
+    for k, blk in enumerate(blocks):
+        ms = [m for m in sched if m.block_id == blk]
+        assert len(ms) == 6 and len({m.seed for m in ms}) == 1
+        assert {frozenset(m.seats) for m in ms} == {frozenset(gauntlet_tables(
+            "c", ["a", "b", "d"])[k % 3])}
+        assert len({m.seats for m in ms}) == 6
+    assert gauntlet_schedule("c", ["a", "b", "d"], 7, seed=1) == sched
+    assert gauntlet_schedule("c", ["a", "b", "d"], 7, seed=2)[0].seed != sched[0].seed
+    with pytest.raises(ValueError, match="2 distinct field bots"):
+        gauntlet_tables("c", ["a"])
+
+
+def test_a_field_of_one_bot_is_seated_twice():
+    cfg = parse_config(gauntlet_text("t"))
+    assert [e.name for e in gauntlet_entries(cfg)] == ["greedy", "random-0", "random-0#2"]
+    assert gauntlet_entries(cfg)[2].command == gauntlet_entries(cfg)[1].command
+    cfg3 = parse_config(gauntlet_text("t", field=3))
+    assert [e.name for e in gauntlet_entries(cfg3)] == ["greedy", "random-0", "random-1",
+                                                        "random-2"]
+
+
+def test_decisions_use_the_complete_block_prefix_only():
+    order = ["b0", "b1", "b2"]
+    prefix = BlockPrefix("c", order)
+    win = lambda blk: MatchResult(("c", "x", "y"), (1, 2, 3), blk)  # noqa: E731
+    for _ in range(6):
+        assert not prefix.add(win("b1"))      # b1 complete, but b0 is not
+    assert prefix.scores == []
+    for k in range(5):
+        prefix.add(win("b0"))
+    assert prefix.add(win("b0")) and prefix.scores == [1.0, 1.0]   # b0 then b1
+    prefix.add(win("b2"))
+    assert prefix.scores == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("bad, message", [
+    ('candidate = "nobody"', "gauntlet.candidate: 'nobody' is not one of the bots"),
+    ("elo0 = 200", "gauntlet: elo0 must be below elo1"),
+    ("alpha = 0.7", "gauntlet: alpha must be in (0, 0.5)"),
+    ("max_blocks = 0", "gauntlet.max_blocks: Input should be greater than or equal to 1"),
+])
+def test_gauntlet_config_errors(bad, message):
+    text = gauntlet_text("t").replace('candidate = "greedy"\n', "")
+    key = bad.split(" = ")[0]
+    text = "\n".join(line for line in text.splitlines() if not line.startswith(key + " "))
+    text = text.replace("[gauntlet]\n", f"[gauntlet]\n{bad}\n")
+    if key != "candidate":
+        text = text.replace("[gauntlet]\n", '[gauntlet]\ncandidate = "greedy"\n')
+    with pytest.raises(ConfigError) as err:
+        parse_config(text, "g.toml")
+    assert message in str(err.value)
+
+
+def test_remote_single_field_bot_and_wrong_command(tmp_path, capsys):
+    text = ('[gauntlet]\ncandidate = "a"\n[[bots]]\nname = "a"\ncommand = ["x"]\n'
+            '[[bots]]\nname = "b"\nremote = true\ntoken = "t"\n')
+    with pytest.raises(ConfigError, match="a field of one bot is seated twice"):
+        parse_config(text, "g.toml")
+    cfg = tmp_path / "g.toml"
+    cfg.write_text(gauntlet_text("t"))
+    assert main(["run", str(cfg)]) == 2
+    assert "has a [gauntlet] section: run it with `arena gauntlet" in capsys.readouterr().err
+    plain = tmp_path / "p.toml"
+    plain.write_text(gauntlet_text("t").replace("[gauntlet]\n", "[x]\n").split("[x]")[0]
+                     + gauntlet_text("t").split("max_blocks = 40\n")[1] + bot_block(
+                         "third", ["x"], "t"))
+    assert main(["gauntlet", str(plain)]) == 2
+    assert "no [gauntlet] section" in capsys.readouterr().err
+
+
+@pytest.mark.e2e
+def test_arena_gauntlet_decides_h1_for_greedy_against_random_and_resumes(tmp_path):
+    tag = new_tag()
+    cfg = tmp_path / "g.toml"
+    cfg.write_text(gauntlet_text(tag))
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "arena.cli", "gauntlet", str(cfg), "--out", str(out)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "H1 accepted: greedy is stronger than the field" in proc.stdout
+    assert "LLR " in proc.stderr and "blocks 1  running" in proc.stderr
+    assert wait_no_processes(tag) == []
+    state = json.loads((out / "sprt.json").read_text())
+    assert state["decision"] == "H1" and state["llr"] >= state["upper"]
+    assert 2 <= state["blocks"] < 40 and state["elo"] > 100
+    con = sqlite3.connect(out / "results.sqlite")
+    done = con.execute("SELECT s.block_id FROM results JOIN schedule s USING (match_id)"
+                       ).fetchall()
+    seats = {r for r in con.execute("SELECT seat0, seat1, seat2 FROM schedule").fetchall()}
+    con.close()
+    assert {frozenset(s) for s in seats} == {frozenset({"greedy", "random-0", "random-0#2"})}
+    # the first `blocks` blocks are complete; matches beyond them (played while an earlier
+    # block was finishing) do not count
+    counts = Counter(b for (b,) in done)
+    prefix = [f"t000-d{d:04d}" for d in range(state["blocks"])]
+    assert all(counts[b] == 6 for b in prefix) and len(done) >= 6 * state["blocks"]
+    again = subprocess.run(cmd + ["--quiet"], capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert "0 matches played now" in again.stdout and "H1 accepted" in again.stdout
+    assert json.loads((out / "sprt.json").read_text()) == state
+    rated = subprocess.run([sys.executable, "-m", "arena.cli", "ratings", str(out),
+                            "--format", "json", "--bootstrap", "50"],
+                           capture_output=True, text=True, timeout=120)
+    assert rated.returncode == 0, rated.stderr
+    assert json.loads(rated.stdout)["bots"][0]["bot"] == "greedy"
+
+
+@pytest.mark.e2e
+def test_arena_gauntlet_stops_at_max_blocks_without_a_decision(tmp_path):
+    tag = new_tag()
+    cfg = tmp_path / "g.toml"
+    cfg.write_text(gauntlet_text(tag, field=2, elo1=5, max_blocks=2))
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "arena.cli", "gauntlet", str(cfg), "--out",
+                           str(out), "--quiet"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "no decision: max_blocks = 2 reached" in proc.stdout
+    assert "12 matches played now" in proc.stdout
+    state = json.loads((out / "sprt.json").read_text())
+    assert state["capped"] and state["decision"] is None and state["blocks"] == 2
+    assert wait_no_processes(tag) == []
+
+
+def test_example_gauntlet_config_is_valid():
+    from pathlib import Path
+
+    from arena.tournament.config import load_config
+    cfg = load_config(Path(__file__).parents[2] / "examples" / "gauntlet.toml")
+    assert cfg.gauntlet.candidate == "greedy" and cfg.gauntlet.elo1 == 50
+    assert [e.name for e in gauntlet_entries(cfg)] == ["greedy", "random", "random-2"]
+
+
+@pytest.mark.e2e
+def test_gauntlet_killed_with_sigkill_resumes_to_the_same_decision(tmp_path):
+    """SIGKILL mid-run: the bots exit, nothing stored is lost or played twice, and the rerun
+    plays on from the stored results to a decision on complete blocks."""
+    import os
+    import signal
+    import time
+
+    from arena.tournament.store import open_existing
+
+    tag = new_tag()
+    text = gauntlet_text(tag, field=2, elo1=150, max_blocks=12)
+    cfg = tmp_path / "g.toml"
+    cfg.write_text(text)
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "arena.cli", "gauntlet", str(cfg), "--out", str(out),
+           "--quiet"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+
+    def stored() -> int:
+        try:
+            con = sqlite3.connect(out / "results.sqlite", timeout=1)
+            try:
+                return con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+            finally:
+                con.close()
+        except sqlite3.Error:
+            return 0
+
+    try:
+        deadline = time.monotonic() + 120
+        while stored() < 4 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        before = stored()
+        assert before >= 4 and proc.poll() is None
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert wait_no_processes(tag, 15) == []
+    con = sqlite3.connect(out / "results.sqlite")
+    try:   # the bots were tracked in the store as in `arena run` (main's process table)
+        started = {b for (b,) in con.execute("SELECT bot FROM bot_starts WHERE registered > 0")}
+    finally:
+        con.close()
+    assert started == {"greedy", "random-0", "random-1"}
+    resumed = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{before} earlier" in resumed.stdout
+    state = json.loads((out / "sprt.json").read_text())
+    with open_existing(out) as store:
+        ids = [r.match_id for r in store.results()]
+    assert len(ids) == len(set(ids)) >= 6 * state["blocks"]
+    assert not list((out / "records").glob(".*"))
+    assert state["decision"] == "H1" and state["llr"] >= state["upper"]
+    counts = Counter(r.block_id for r in store_rows(out))
+    assert all(counts[f"t000-d{k:04d}"] == 6 for k in range(state["blocks"]))   # one table
+    assert wait_no_processes(tag) == []
+
+
+def store_rows(out):
+    from arena.tournament.store import open_existing
+    with open_existing(out) as store:
+        return store.results()
