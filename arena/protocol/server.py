@@ -53,14 +53,19 @@ class ArenaServer:
         bind: ``host:port`` to listen on; port 0 picks a free port (see :meth:`start`).
         register_timeout_s: time a new stream has to send its RegisterRequest, seconds.
         supported_versions: protocol versions accepted at registration.
+        unix_socket: also listen on this Unix domain socket path (for local, sandboxed bots;
+            the caller owns its directory, see :mod:`arena.sandbox.socketdir`). Bots dial it
+            as ``unix:PATH`` (:attr:`unix_address`).
 
     Attributes:
         bots: token -> the live :class:`RemoteBot` registered with it.
     """
 
     def __init__(self, bind: str = "127.0.0.1:0", *, register_timeout_s: float = 10.0,
-                 supported_versions: tuple[str, ...] = SUPPORTED_PROTOCOL_VERSIONS) -> None:
+                 supported_versions: tuple[str, ...] = SUPPORTED_PROTOCOL_VERSIONS,
+                 unix_socket: str | None = None) -> None:
         self.bind = bind
+        self.unix_socket = unix_socket
         self.register_timeout_s = register_timeout_s
         self.supported_versions = tuple(supported_versions)
         self.bots: dict[str, RemoteBot] = {}
@@ -92,10 +97,22 @@ class ArenaServer:
             raise ServerStartError(f"cannot listen on {self.bind!r}: {exc}") from None
         if not port:
             raise ServerStartError(f"cannot listen on {self.bind!r} (address in use?)")
+        if self.unix_socket is not None:
+            try:
+                ok = server.add_insecure_port(self.unix_address)
+            except RuntimeError:
+                ok = 0
+            if not ok:
+                raise ServerStartError(f"cannot listen on {self.unix_address!r}")
         await server.start()
         self._server, self.port = server, port
         log.info("arena server listening on %s (port %d)", self.bind, port)
         return port
+
+    @property
+    def unix_address(self) -> str | None:
+        """``unix:PATH`` of the Unix-socket listener, or None without one."""
+        return None if self.unix_socket is None else f"unix:{self.unix_socket}"
 
     async def stop(self, grace_s: float = 1.0, reason: str = "the arena is shutting down") -> None:
         """Send ``Goodbye`` to every connected bot, close their streams and stop the server

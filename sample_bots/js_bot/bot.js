@@ -25,7 +25,7 @@ function log(...parts) {
 
 function usage(message) {
   console.error(`error: ${message}\n` +
-    'usage: node bot.js --arena HOST:PORT --token TOKEN [--name NAME] [--seed N]');
+    'usage: node bot.js --arena HOST:PORT|unix:PATH --token TOKEN [--name NAME] [--seed N]');
   process.exit(2);
 }
 
@@ -42,7 +42,9 @@ function parseArgs(argv) {
     if (value === undefined) usage(`${flag} needs a value`);
     args[key] = value;
   }
-  if (!args.arena) usage('the arena address is required: --arena HOST:PORT (or ARENA_ADDRESS)');
+  if (!args.arena) {
+    usage('the arena address is required: --arena HOST:PORT or unix:PATH (or ARENA_ADDRESS)');
+  }
   if (!args.token) usage('the token is required: --token TOKEN (or ARENA_TOKEN)');
   return args;
 }
