@@ -19,6 +19,8 @@ Example (see ``examples/sample.toml``)::
     register_timeout_s = 20
     [server]
     bind = "127.0.0.1:0"            # port 0 = ephemeral
+    [sandbox]                       # see arena/sandbox/config.py
+    mode = "bwrap"                  # default; "none" runs bots unisolated (trusted bots)
 
     [[bots]]
     name = "random"
@@ -48,6 +50,7 @@ from pydantic import (BaseModel, ConfigDict, Field, StrictBool, StrictFloat, Str
 from ..errors import UserError
 from ..rules import RulesConfig, RulesConfigError, config_from_options
 from ..rules.config import PRESETS
+from ..sandbox.config import INSTALL_HINT, BotSandbox, SandboxConfig, bwrap_path, effective
 
 
 class ConfigError(UserError):
@@ -116,6 +119,7 @@ class BotEntry(_Strict):
     cwd: StrictStr | None = None
     remote: StrictBool = False
     token: StrictStr | None = None
+    sandbox: BotSandbox | None = None      # this bot's [sandbox] overrides (arena/sandbox)
 
     @field_validator("name")
     @classmethod
@@ -143,6 +147,8 @@ class BotEntry(_Strict):
                 raise ValueError("a remote bot has a token, not a command")
             if not self.token:
                 raise ValueError("a remote bot needs a token")
+            if self.sandbox is not None:
+                raise ValueError("a remote bot is not started by the arena: no sandbox")
         elif not self.command:
             raise ValueError("needs a command (an argument list) or remote = true with a token")
         elif self.token is not None:
@@ -158,6 +164,7 @@ class TournamentConfig(_Strict):
     time: TimeSection = TimeSection()
     faults: FaultSection = FaultSection()
     server: ServerSection = ServerSection()
+    sandbox: SandboxConfig = SandboxConfig()
     bots: list[BotEntry]
 
     @model_validator(mode="after")
@@ -182,6 +189,11 @@ class TournamentConfig(_Strict):
             self.rules_config()
         except RulesConfigError as exc:
             raise ValueError(f"[rules] {exc}") from None
+        boxed = [b.name for b in self.bots if not b.remote
+                 and effective(self.sandbox, b.sandbox).mode == "bwrap"]
+        if boxed and bwrap_path() is None:
+            raise ValueError(f'sandbox mode "bwrap" (bots: {", ".join(boxed)}) needs '
+                             f"bubblewrap, which is not installed: {INSTALL_HINT}")
         return self
 
     def rules_config(self) -> RulesConfig:

@@ -130,12 +130,16 @@ class BotPool:
         register_timeout_s: time a new process has to register, seconds.
         max_crashes: crashes allowed before disqualification.
         on_event: called with one-line messages (crash, restart, disqualification).
+        launcher: an :class:`arena.sandbox.Launcher` that wraps each spawn in the bot's
+            sandbox and supervises the process (None: plain processes).
     """
 
     def __init__(self, server, entries: Sequence[BotEntry], address: str,  # noqa: ANN001
                  log_dir: Path, *, slots: int, register_timeout_s: float, max_crashes: int,
-                 on_event: Callable[[str], None] = lambda msg: None) -> None:
+                 on_event: Callable[[str], None] = lambda msg: None,
+                 launcher=None) -> None:  # noqa: ANN001 - an arena.sandbox.Launcher
         self.server = server
+        self.launcher = launcher
         self.address = address
         self.log_dir = log_dir
         self.register_timeout_s = register_timeout_s
@@ -226,10 +230,15 @@ class BotPool:
                 shown = [a.replace(token, redact(token)) for a in argv]  # no secrets in logs
                 logf.write(f"=== {stamp} instance {st.started}: {shown}\n".encode())
                 logf.flush()
+                launch = (self.launcher.prepare(e, argv, env) if self.launcher is not None
+                          else None)
                 proc = await asyncio.create_subprocess_exec(
-                    *argv, stdin=asyncio.subprocess.DEVNULL, stdout=logf,
-                    stderr=asyncio.subprocess.STDOUT, cwd=e.cwd, env=env,
-                    start_new_session=True)
+                    *(launch.argv if launch else argv), stdin=asyncio.subprocess.DEVNULL,
+                    stdout=logf, stderr=asyncio.subprocess.STDOUT,
+                    cwd=launch.cwd if launch else e.cwd, env=launch.env if launch else env,
+                    start_new_session=True, preexec_fn=launch.preexec if launch else None)
+                if self.launcher is not None:
+                    self.launcher.started(e.name, proc, log_path)
         except OSError as exc:
             self.server.forget(token)
             reason = f"cannot start bot {e.name!r}: {exc}"

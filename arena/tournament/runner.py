@@ -28,6 +28,8 @@ from ..match import MatchResult, MatchSpec, run_match
 from ..protocol.server import ArenaServer
 from ..records import record_from_result, write_record
 from ..records.codec import atomic_write_bytes
+from ..sandbox import Launcher, SocketDir, Usage
+from ..sandbox.config import describe, effective
 from .config import TournamentConfig
 from .pool import BotPool
 from .schedule import ScheduledMatch, make_schedule
@@ -77,13 +79,17 @@ def lock_out_dir(out: Path) -> int:
     return fd
 
 
-def result_row(m: ScheduledMatch, result: MatchResult, record: str) -> ResultRow:
-    """The store row of a finished match."""
+def result_row(m: ScheduledMatch, result: MatchResult, record: str,
+               usage: list[Usage | None] | None = None) -> ResultRow:
+    """The store row of a finished match (``usage``: per seat, the sandbox's accounting)."""
+    usage = usage or [None, None, None]
     return ResultRow(
         m.match_id, m.block_id, m.seats, result.termination, tuple(result.placings),
         result.scores, tuple(result.faults), tuple(result.forfeited),
         tuple(result.forfeit_reasons), result.state.end_reason, result.state.hand_number,
-        tuple(result.decisions_asked), tuple(round(t, 3) for t in result.think_ms), record)
+        tuple(result.decisions_asked), tuple(round(t, 3) for t in result.think_ms), record,
+        tuple(u.cpu_s if u else None for u in usage),  # type: ignore[arg-type]
+        tuple(u.peak_mib if u else None for u in usage))  # type: ignore[arg-type]
 
 
 def write_standings(out: Path, st: Standings) -> None:
@@ -185,19 +191,30 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
         played = 0
         disqualified: list[str] = []
         if pending:
+            print(sandbox_banner(cfg), file=sys.stderr, flush=True)
+            sockdir = SocketDir()
             server = ArenaServer(cfg.server.bind,
-                                 register_timeout_s=cfg.faults.register_timeout_s)
-            port = await server.start()
+                                 register_timeout_s=cfg.faults.register_timeout_s,
+                                 unix_socket=sockdir.socket)
+            try:
+                port = await server.start()
+            except BaseException:
+                sockdir.close()
+                raise
             address = server_address(cfg.server.bind, port)
             remote = [b.name for b in cfg.bots if b.remote]
             if remote:  # shown even with --quiet: remote bots need the address
                 print(f"arena listening on {address}; remote bots ({', '.join(remote)}) join "
                       f"with --arena {address} --token <their token>", file=sys.stderr,
                       flush=True)
-            pool = BotPool(server, cfg.bots, address, out / "logs",
+            launcher = Launcher(cfg.sandbox, cfg.bots, socket=sockdir.socket, hide=[out],
+                                on_event=prog.message)
+            # spawned bots dial the Unix socket; TCP is for remote bots
+            pool = BotPool(server, cfg.bots, server.unix_address or address, out / "logs",
                            slots=cfg.tournament.concurrency,
                            register_timeout_s=cfg.faults.register_timeout_s,
-                           max_crashes=cfg.faults.max_crashes, on_event=prog.message)
+                           max_crashes=cfg.faults.max_crashes, on_event=prog.message,
+                           launcher=launcher)
             queue: asyncio.Queue[ScheduledMatch] = asyncio.Queue()
             for m in pending:
                 queue.put_nowait(m)
@@ -206,11 +223,11 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
                 nonlocal played
                 while not queue.empty():
                     m = queue.get_nowait()
-                    result = await _play_one(cfg, rules, m, pool)
+                    result, usage = await _play_one(cfg, rules, m, pool, launcher)
                     path = out / "records" / f"{m.match_id}.jsonl.gz"
                     record = record_from_result(result)
                     await asyncio.to_thread(write_record, record, path)
-                    store.save_result(result_row(m, result, str(path.relative_to(out))),
+                    store.save_result(result_row(m, result, str(path.relative_to(out)), usage),
                                       result.started_at, result.ended_at)
                     played += 1
                     prog.advance(m, result)
@@ -223,30 +240,47 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
                 prog.close()
                 disqualified = pool.disqualifications
                 # shielded: a cancellation arriving now must not cut the bots' shutdown short
-                await asyncio.shield(_shutdown(pool, server))
+                await asyncio.shield(_shutdown(pool, server, launcher, sockdir))
         standings = compute_standings(store.results(), names)
     write_standings(out, standings)
     return TournamentOutcome(played, scheduled, scheduled - len(pending), standings, out,
                              prog.faults, tuple(disqualified))
 
 
-async def _shutdown(pool: BotPool, server: ArenaServer) -> None:
+def sandbox_banner(cfg: TournamentConfig) -> str:
+    """The line printed at the start of a run: the sandbox mode in force and its limits,
+    and the bots whose own settings differ."""
+    line = describe(cfg.sandbox)
+    own = [f"{b.name}: {effective(cfg.sandbox, b.sandbox).mode}" for b in cfg.bots
+           if not b.remote and b.sandbox is not None]
+    return line + (f"; per bot: {', '.join(own)}" if own else "")
+
+
+async def _shutdown(pool: BotPool, server: ArenaServer, launcher: Launcher,
+                    sockdir: SocketDir) -> None:
     try:
         await pool.close()
     finally:
-        await server.stop()
+        try:
+            await launcher.close()
+            await server.stop()
+        finally:
+            sockdir.close()
 
 
 async def _play_one(cfg: TournamentConfig, rules, m: ScheduledMatch,  # noqa: ANN001
-                    pool: BotPool) -> MatchResult:
+                    pool: BotPool, launcher: Launcher
+                    ) -> tuple[MatchResult, list[Usage | None]]:
     spec = MatchSpec(match_id=m.match_id, cfg=rules, seed=m.seed,
                      time_ms=cfg.time.per_decision_ms, grace_ms=cfg.time.grace_ms,
                      time_bank_ms=cfg.time.bank_ms or None, max_faults=cfg.faults.max_faults)
     leased = await pool.acquire(m.seats)
     result = None
     try:
+        procs = [inst.proc if inst is not None else None for _, inst, _ in leased]
+        await launcher.begin([(p, bot) for p, (_, _, bot) in zip(procs, leased)])
         result = await run_match(spec, [bot for _, _, bot in leased])
-        return result
+        return result, await launcher.end(procs)
     finally:
         for i, (name, inst, _) in enumerate(leased):
             forfeit = result.forfeit_reasons[i] if result is not None else "arena stopped"

@@ -2,7 +2,9 @@
 
 Columns: rank, bot, Elo-scale rating with its 95% interval (Plackett-Luce fit and block
 bootstrap, :func:`arena.ratings.rate`), matches, average placing, first places, average match
-score, faults, forfeits, mean milliseconds per decision.
+score, faults, forfeits, mean milliseconds per decision (as the arena measured the wait), and
+the bot processes' own CPU milliseconds per decision and peak resident memory in MiB (from the
+sandbox's accounting, :mod:`arena.sandbox`; "-" where not measured, e.g. a remote bot).
 """
 
 from __future__ import annotations
@@ -23,7 +25,10 @@ from .store import ResultRow
 @dataclass(frozen=True)
 class StandingRow:
     """One bot's line. ``rating``/``ci_low``/``ci_high`` are Elo points (None when the
-    ratings could not be computed, e.g. a single match); ``ms_per_decision`` milliseconds."""
+    ratings could not be computed, e.g. a single match); ``ms_per_decision`` milliseconds;
+    ``cpu_ms_per_decision`` the bot's CPU milliseconds (user + system, all its processes) per
+    decision asked, and ``peak_mib`` its largest peak resident memory in one match (MiB); both
+    None when never measured."""
 
     rank: int
     bot: str
@@ -37,6 +42,8 @@ class StandingRow:
     faults: int
     forfeits: int
     ms_per_decision: float
+    cpu_ms_per_decision: float | None = None
+    peak_mib: float | None = None
 
 
 @dataclass(frozen=True)
@@ -65,12 +72,18 @@ def compute_standings(results: Sequence[ResultRow], bots: Sequence[str],
     given ``seed`` (the bootstrap's).
     """
     report, note = _ratings(results, seed) if results else (None, "no matches played yet")
-    acc = {b: {"m": 0, "place": 0, "first": 0, "score": 0, "faults": 0, "forfeits": 0,
-               "ms": 0.0, "dec": 0} for b in bots}
+    def zero() -> dict:
+        return {"m": 0, "place": 0, "first": 0, "score": 0, "faults": 0, "forfeits": 0,
+                "ms": 0.0, "dec": 0, "cpu": 0.0, "cpu_dec": 0, "peak": None}
+    acc = {b: zero() for b in bots}
     for r in results:
         for i, name in enumerate(r.seats):
-            a = acc.setdefault(name, {"m": 0, "place": 0, "first": 0, "score": 0, "faults": 0,
-                                      "forfeits": 0, "ms": 0.0, "dec": 0})
+            a = acc.setdefault(name, zero())
+            if r.cpu_s[i] is not None:
+                a["cpu"] += r.cpu_s[i]
+                a["cpu_dec"] += r.decisions[i]
+            if r.peak_mib[i] is not None:
+                a["peak"] = max(a["peak"] or 0.0, r.peak_mib[i])
             a["m"] += 1
             a["place"] += r.placings[i]
             a["first"] += r.placings[i] == 1
@@ -87,7 +100,8 @@ def compute_standings(results: Sequence[ResultRow], bots: Sequence[str],
             0, name, rating.rating if rating else None, rating.ci_low if rating else None,
             rating.ci_high if rating else None, a["m"], round(a["place"] / m, 3), a["first"],
             round(a["score"] / m, 3), a["faults"], a["forfeits"],
-            round(a["ms"] / a["dec"], 2) if a["dec"] else 0.0))
+            round(a["ms"] / a["dec"], 2) if a["dec"] else 0.0,
+            round(a["cpu"] * 1000 / a["cpu_dec"], 2) if a["cpu_dec"] else None, a["peak"]))
     rows.sort(key=lambda r: (-(r.rating if r.rating is not None else -1e9),
                              r.avg_place if r.matches else 9, r.bot))
     ranked = tuple(StandingRow(i + 1, *list(asdict(r).values())[1:]) for i, r in enumerate(rows))
@@ -103,12 +117,14 @@ def _interval(r: StandingRow) -> str:
 
 
 HEADERS = ["rank", "bot", "rating [95% CI]", "matches", "avg place", "1st", "avg score",
-           "faults", "forfeits", "ms/decision"]
+           "faults", "forfeits", "ms/decision", "CPU ms/decision", "peak MiB"]
 
 
 def table_rows(st: Standings) -> list[list[object]]:
     return [[r.rank, r.bot, _interval(r), r.matches, f"{r.avg_place:.2f}", r.firsts,
-             f"{r.avg_score:+.2f}", r.faults, r.forfeits, f"{r.ms_per_decision:.1f}"]
+             f"{r.avg_score:+.2f}", r.faults, r.forfeits, f"{r.ms_per_decision:.1f}",
+             "-" if r.cpu_ms_per_decision is None else f"{r.cpu_ms_per_decision:.1f}",
+             "-" if r.peak_mib is None else f"{r.peak_mib:.0f}"]
             for r in st.rows]
 
 

@@ -5,7 +5,7 @@ Tables:
 - ``meta(key, value)``: the config fingerprint, tournament name, arena version, created time;
 - ``schedule``: every scheduled match, written in one transaction before play;
 - ``results``: one row per finished match (status, placings, scores, faults, forfeits,
-  timings, record file), inserted in one transaction after its record file is safely on disk.
+  timings, record file, CPU seconds and peak MiB per seat), inserted in one transaction after its record file is safely on disk.
 
 Resume: a rerun plays exactly the schedule rows without a result row, so nothing is played
 twice and nothing is skipped, even after ``kill -9`` (SQLite's journal makes each commit atomic;
@@ -37,6 +37,11 @@ CREATE TABLE IF NOT EXISTS results (
     hands INTEGER NOT NULL, decisions TEXT NOT NULL, think_ms TEXT NOT NULL,
     started_at TEXT NOT NULL, ended_at TEXT NOT NULL, record TEXT NOT NULL);
 """
+#: columns added after the first release (added to older stores when opened for writing):
+#: per seat, JSON lists: CPU seconds and peak resident MiB of the bot's processes in the match
+#: (null where not measured, e.g. a remote bot)
+ADDED_COLUMNS = {"cpu_s": "TEXT", "peak_mib": "TEXT"}
+_NONE3 = (None, None, None)
 
 
 class StoreError(UserError):
@@ -61,6 +66,8 @@ class ResultRow:
     decisions: tuple[int, int, int]
     think_ms: tuple[float, float, float]
     record: str
+    cpu_s: tuple[float | None, float | None, float | None] = _NONE3
+    peak_mib: tuple[float | None, float | None, float | None] = _NONE3
 
 
 class Store:
@@ -85,6 +92,10 @@ class Store:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.executescript(SCHEMA)
+            have = {r[1] for r in self.db.execute("PRAGMA table_info(results)")}
+            for col, kind in ADDED_COLUMNS.items():
+                if col not in have:
+                    self.db.execute(f"ALTER TABLE results ADD COLUMN {col} {kind}")
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: not a results store: {exc}") from None
 
@@ -147,24 +158,32 @@ class Store:
         with self.db:
             self.db.execute("BEGIN IMMEDIATE")
             self.db.execute(
-                "INSERT OR IGNORE INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT OR IGNORE INTO results (match_id, status, placings, scores, faults, "
+                "forfeited, forfeit_reasons, end_reason, hands, decisions, think_ms, "
+                "started_at, ended_at, record, cpu_s, peak_mib) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (row.match_id, row.status, json.dumps(row.placings), json.dumps(row.scores),
                  json.dumps(row.faults), json.dumps(row.forfeited),
                  json.dumps(row.forfeit_reasons), row.end_reason, row.hands,
                  json.dumps(row.decisions), json.dumps(row.think_ms), started_at, ended_at,
-                 row.record))
+                 row.record, json.dumps(row.cpu_s), json.dumps(row.peak_mib)))
 
     def results(self) -> list[ResultRow]:
         """All finished matches in schedule order."""
+        have = {r[1] for r in self.db.execute("PRAGMA table_info(results)")}
+        extra = "".join(f", r.{c}" if c in have else ", NULL" for c in ADDED_COLUMNS)
         rows = self.db.execute(
             "SELECT r.match_id, s.block_id, s.seat0, s.seat1, s.seat2, r.status, r.placings, "
             "r.scores, r.faults, r.forfeited, r.forfeit_reasons, r.end_reason, r.hands, "
-            "r.decisions, r.think_ms, r.record FROM results r JOIN schedule s USING (match_id) "
+            f"r.decisions, r.think_ms, r.record{extra} FROM results r "
+            "JOIN schedule s USING (match_id) "
             "ORDER BY s.deal_idx, s.table_idx, s.seating_idx").fetchall()
         try:
             return [ResultRow(r[0], r[1], (r[2], r[3], r[4]), r[5], *(tuple(json.loads(x))
                               for x in r[6:11]), r[11], r[12], tuple(json.loads(r[13])),
-                              tuple(json.loads(r[14])), r[15]) for r in rows]
+                              tuple(json.loads(r[14])), r[15],
+                              *(tuple(json.loads(x)) if x else _NONE3 for x in r[16:18]))
+                    for r in rows]
         except (ValueError, TypeError) as exc:
             raise StoreError(f"{self.path}: a stored result is damaged ({exc})") from None
 
