@@ -29,7 +29,8 @@ def free_port() -> int:
 
 def attack_config(tmp: Path, script: str, mode: str, *, env: dict[str, str] | None = None,
                   concurrency: int = 1, port: int | None = None, memory_mib: int = 128,
-                  processes: int = 32, max_crashes: int = 1) -> str:
+                  processes: int = 32, max_crashes: int = 1, cpu_s: int = 60,
+                  time_ms: int = 3000) -> str:
     """A 3-bot tournament (6 matches of 1 hand): ``attacker`` runs ``bots/<script>`` from its
     own directory, ``victim`` (a random bot) has ``secret.txt`` in its directory."""
     attacker = tmp / "bots" / "attacker"
@@ -42,11 +43,12 @@ def attack_config(tmp: Path, script: str, mode: str, *, env: dict[str, str] | No
     env = {"TARGET_FILE": str(victim / "secret.txt"), "OUT_DIR": str(tmp / "out"),
            "ARENA_TCP_PORT": str(port or 0), **(env or {})}
     return (f"[tournament]\nseed = 5\ndeals_per_table = 1\nconcurrency = {concurrency}\n"
-            "[rules]\nhand_cap = 1\n[time]\nper_decision_ms = 3000\n"
+            "[rules]\nhand_cap = 1\n"
+            f"[time]\nper_decision_ms = {time_ms}\n"
             f"[faults]\nmax_crashes = {max_crashes}\nregister_timeout_s = 20\n"
             f'[server]\nbind = "127.0.0.1:{port or 0}"\n'
             f'[sandbox]\nmode = "{mode}"\nmemory_mib = {memory_mib}\n'
-            f"processes = {processes}\n"
+            f"processes = {processes}\ncpu_s_per_match = {cpu_s}\n"
             f'[[bots]]\nname = "attacker"\ncommand = ["{{python}}", "{script}"]\n'
             f"cwd = {json.dumps(str(attacker))}\nenv = {_inline(env)}\n"
             f'[[bots]]\nname = "victim"\ncommand = ["{{python}}", "-m", "sample_bots.random_bot"]\n'

@@ -81,10 +81,11 @@ def test_attack_fails_in_the_sandbox(tmp_path, capfd, monkeypatch, script) -> No
 @needs_bwrap
 @pytest.mark.parametrize("script,limit", [
     ("fork_bomb.py", "process limit 32 reached"),
-    ("memory_hog.py", "memory limit 128 MiB reached")])
+    ("memory_hog.py", "memory limit 128 MiB reached"),
+    ("cpu_burner.py", "CPU time limit 1 s per match reached")])
 def test_resource_bomb_is_stopped_by_name(tmp_path, capfd, script, limit) -> None:
     text = attack_config(tmp_path, script, "bwrap", concurrency=2, max_crashes=1,
-                         env={"ATTACK_WHEN": "decide"})
+                         env={"ATTACK_WHEN": "decide"}, cpu_s=1, time_ms=30_000)
     outcome, err, log, results = play(tmp_path, text, capfd)
     assert outcome.played_now == 6                             # other matches went on
     assert not succeeded(log)
@@ -96,6 +97,15 @@ def test_resource_bomb_is_stopped_by_name(tmp_path, capfd, script, limit) -> Non
     assert all(not r.forfeited[i] for r in results for i, n in enumerate(r.seats)
                if n != "attacker")
     assert all(r.hands == 1 and r.end_reason == "hand-cap" for r in results)
+    # accounting: every spawned bot's CPU and peak memory is stored and shown
+    rows = {r.bot: r for r in outcome.standings.rows}
+    assert rows["victim"].peak_mib > 10 and rows["victim"].cpu_ms_per_decision is not None
+    stored = [r.peak_mib[r.seats.index("victim")] for r in results]
+    assert all(p is not None and 10 < p < 128 for p in stored)
+    if script == "cpu_burner.py":   # the match it was stopped in: about the 1 s it was allowed
+        burnt = [r.cpu_s[r.seats.index("attacker")] for r in results
+                 if limit in (r.forfeit_reasons[r.seats.index("attacker")] or "")]
+        assert burnt and all(0.9 <= c < 2.5 for c in burnt), burnt
 
 
 @needs_bwrap
