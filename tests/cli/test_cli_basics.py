@@ -37,6 +37,10 @@ def test_bench_arena_prints_both_rates_and_the_ratio(capsys):
     assert "arena, trivial bots" in out and "arena, SDK random bots" in out
     rounds = next(line for line in out.splitlines() if line.startswith("rounds"))
     assert rounds.count("/") == 2 + 2 * 2  # "(raw / arena / SDK)", then a triple per round
+    unix = next(line for line in out.splitlines() if line.startswith("Unix rounds"))
+    assert unix.count("/") == 1 + 2           # "(raw / arena)", then a pair per round
+    assert "ratio arena / raw (unix)" in out
+    assert "bot start, no sandbox" in out and "bot start, bwrap sandbox" in out
 
 
 def test_bench_arena_rejects_bad_rounds(capsys):
