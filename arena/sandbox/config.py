@@ -10,6 +10,7 @@
     file_size_mib = 64      # largest file a bot may write, MiB (RLIMIT_FSIZE)
     scratch_mib = 64        # size of the private writable /tmp (a tmpfs), MiB
     cpu_s_per_match = 600   # CPU seconds (all processes, user + system) per match
+    ro_paths = []           # more paths bots may read (a runtime in /opt, a model file)
 
     [[bots]]
     name = "heavy"
@@ -25,7 +26,7 @@ from __future__ import annotations
 import shutil
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, field_validator
 
 from ..errors import UserError
 
@@ -53,6 +54,19 @@ class SandboxConfig(_Strict):
     file_size_mib: StrictInt = Field(64, ge=1, le=1_048_576)
     scratch_mib: StrictInt = Field(64, ge=1, le=1_048_576)
     cpu_s_per_match: StrictInt = Field(600, ge=1, le=1_000_000)
+    ro_paths: list[StrictStr] = Field(default_factory=list)
+
+    @field_validator("ro_paths")
+    @classmethod
+    def _absolute(cls, v: list[str]) -> list[str]:
+        return _absolute_paths(v)
+
+
+def _absolute_paths(paths: list[str] | None) -> list[str] | None:
+    for p in paths or []:
+        if not p.startswith("/") or "\0" in p:
+            raise ValueError(f"ro_paths holds absolute paths; got {p!r}")
+    return paths
 
 
 class BotSandbox(_Strict):
@@ -65,6 +79,12 @@ class BotSandbox(_Strict):
     file_size_mib: StrictInt | None = Field(None, ge=1, le=1_048_576)
     scratch_mib: StrictInt | None = Field(None, ge=1, le=1_048_576)
     cpu_s_per_match: StrictInt | None = Field(None, ge=1, le=1_000_000)
+    ro_paths: list[StrictStr] | None = None
+
+    @field_validator("ro_paths")
+    @classmethod
+    def _absolute(cls, v: list[str] | None) -> list[str] | None:
+        return _absolute_paths(v)
 
 
 def effective(base: SandboxConfig, override: BotSandbox | None) -> SandboxConfig:

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 import os
+import shutil
 import signal
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -24,10 +26,13 @@ from pathlib import Path
 from . import limits
 from .bwrap import SANDBOX_SOCKET, bwrap_argv
 from .config import SandboxConfig, effective, require_bwrap
-from .usage import ProcInfo, Usage, peak_rss, pss, reset_peak, scan, tree
+from .usage import ProcInfo, Usage, peak_rss, pss, read_stat, reset_peak, scan, tree
 
-#: seconds between two readings of the bots' process trees
-TICK_S = 0.1
+#: seconds between two readings of the sandboxed bots' process trees (only while a bot with
+#: limits runs; bots in mode "none" are read at the start and end of their matches)
+TICK_S = 0.2
+#: a machine-wide scan at most this old serves a match's start or end, seconds
+TABLE_MAX_AGE_S = 0.5
 #: environment a sandboxed bot gets besides its config's ``env`` and ARENA_ADDRESS/ARENA_TOKEN
 BASE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp",
             "LANG": "C.UTF-8"}
@@ -78,8 +83,10 @@ class Supervisor:
         if self.done:
             return
         pids = tree(table, self.pid)
-        if not pids or self.proc.returncode is not None:
+        if self.proc.returncode is not None or (not pids and read_stat(self.pid) is None):
             self._exited()
+            return
+        if not pids:          # started after the table was read: next time
             return
         self.pids = pids
         inner = [p for p in pids if p != self.pid] if self.limited else pids
@@ -189,6 +196,8 @@ class Launcher:
         self.hide = [str(h) for h in hide]
         self.supervisors: list[Supervisor] = []
         self._ticker: asyncio.Task | None = None
+        self._table: dict[int, ProcInfo] = {}
+        self._table_at = -1e9
 
     def mode(self, name: str) -> str:
         return self.configs[name].mode
@@ -209,9 +218,12 @@ class Launcher:
             box_env.setdefault("PYTHONPATH", os.environ["PYTHONPATH"])
         others = [d for n, d in self.dirs.items() if n != name]
         prefix = limits.inner_prefix(cfg)
+        if argv and "/" not in argv[0]:   # a program found on the arena's PATH
+            argv = [shutil.which(argv[0]) or argv[0], *argv[1:]]
         wrapped = bwrap_argv(self.bwrap or "bwrap", prefix + [swap(a) for a in argv],
                              cwd=self.dirs[name], socket=self.socket,
-                             hide=self.hide + others, scratch_mib=cfg.scratch_mib)
+                             hide=self.hide + others, scratch_mib=cfg.scratch_mib,
+                             extra_ro=cfg.ro_paths)
         return Launch(wrapped, box_env, cwd, None if prefix else limits.preexec(cfg))
 
     def started(self, name: str, proc: asyncio.subprocess.Process,
@@ -220,16 +232,36 @@ class Launcher:
         sup = Supervisor(name, proc, self.configs[name], log_path, self.on_event)
         _SUPERVISORS[proc.pid] = sup
         self.supervisors.append(sup)
-        if self._ticker is None or self._ticker.done():
+        if sup.limited and (self._ticker is None or self._ticker.done()):
             self._ticker = asyncio.ensure_future(self._tick())
         return sup
+
+    async def _scan(self) -> dict[int, ProcInfo]:
+        self._table = await asyncio.to_thread(scan)
+        self._table_at = time.monotonic()
+        return self._table
+
+    async def _recent(self, sups: Sequence[Supervisor]) -> dict[int, ProcInfo]:
+        """A machine-wide table at most :data:`TABLE_MAX_AGE_S` old, with the processes of
+        ``sups`` read afresh (their CPU time is exact to the tick)."""
+        if time.monotonic() - self._table_at > TABLE_MAX_AGE_S:
+            return await self._scan()
+        table = dict(self._table)
+        for sup in sups:
+            for pid in sup.pids or [sup.pid]:
+                info = read_stat(pid)
+                if info is None:
+                    table.pop(pid, None)
+                else:
+                    table[pid] = info
+        return table
 
     async def _tick(self) -> None:
         while True:
             live = [s for s in self.supervisors if not s.done]
             self.supervisors = live
-            if live:
-                table = await asyncio.to_thread(scan)
+            if any(s.limited for s in live):
+                table = await self._scan()
                 for sup in live:
                     sup.read(table)
             await asyncio.sleep(TICK_S)
@@ -237,8 +269,9 @@ class Launcher:
     async def begin(self, leased: Sequence[tuple[object, object]]) -> None:
         """A match starts with ``leased`` = (process or None, bot session) per seat."""
         sups = [(supervisor_of(p), bot) for p, bot in leased if p is not None]
-        if any(s for s, _ in sups):
-            table = await asyncio.to_thread(scan)
+        live = [s for s, _ in sups if s is not None]
+        if live:
+            table = await self._recent(live)
             for sup, bot in sups:
                 if sup is not None:
                     sup.begin(bot, table)
@@ -249,7 +282,7 @@ class Launcher:
         sups = [supervisor_of(p) if p is not None else None for p in procs]
         if not any(sups):
             return [None] * len(procs)
-        table = await asyncio.to_thread(scan)
+        table = await self._recent([s for s in sups if s is not None])
         out = [s.end(table) if s is not None and s.match_cpu0 is not None else None
                for s in sups]
         for s in sups:

@@ -43,11 +43,11 @@ class Usage:
     peak_mib: float
 
 
-def parse_stat(text: str) -> ProcInfo | None:
+def parse_stat(text: str | bytes) -> ProcInfo | None:
     """A ``/proc/PID/stat`` line -> :class:`ProcInfo` (None when it does not parse). The
     command name (field 2) may hold spaces and parentheses: fields are split after the last
     ``)``."""
-    rest = text[text.rfind(")") + 2:].split()
+    rest = text[text.rfind(b")" if isinstance(text, bytes) else ")") + 2:].split()
     if len(rest) < 22:
         return None
     try:
@@ -57,20 +57,29 @@ def parse_stat(text: str) -> ProcInfo | None:
         return None
 
 
+def read_stat(pid: int) -> ProcInfo | None:
+    """One process's :class:`ProcInfo`, or None when it is gone."""
+    try:
+        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        return parse_stat(os.read(fd, 1024))
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def scan() -> dict[int, ProcInfo]:
     """Every process on the machine (pid -> info); processes that vanish meanwhile are
     skipped."""
     table: dict[int, ProcInfo] = {}
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                info = parse_stat(f.read())
-        except OSError:
-            continue
-        if info is not None:
-            table[int(entry)] = info
+        if entry.isdigit():
+            info = read_stat(int(entry))
+            if info is not None:
+                table[int(entry)] = info
     return table
 
 

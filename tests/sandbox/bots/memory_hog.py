@@ -1,4 +1,4 @@
-"""Allocates memory (16 MiB every 25 ms, every page touched) up to MEMORY_CAP_MIB (default
+"""Allocates memory (16 MiB every 50 ms, every page touched) up to MEMORY_CAP_MIB (default
 1024, so that the unsandboxed run stays harmless)."""
 import os
 import time
@@ -11,7 +11,7 @@ def attack() -> str:
     hoard = []
     while len(hoard) * 16 < cap:
         hoard.append(b"\1" * (16 << 20))
-        time.sleep(0.025)
+        time.sleep(0.05)
     return f"holds {len(hoard) * 16} MiB"
 
 
