@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 import os
 import shutil
@@ -37,6 +38,7 @@ TABLE_MAX_AGE_S = 0.5
 BASE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp",
             "LANG": "C.UTF-8"}
 
+log = logging.getLogger("arena.sandbox")
 _SUPERVISORS: dict[int, Supervisor] = {}
 
 
@@ -244,7 +246,8 @@ class Launcher:
     async def _recent(self, sups: Sequence[Supervisor]) -> dict[int, ProcInfo]:
         """A machine-wide table at most :data:`TABLE_MAX_AGE_S` old, with the processes of
         ``sups`` read afresh (their CPU time is exact to the tick)."""
-        if time.monotonic() - self._table_at > TABLE_MAX_AGE_S:
+        if (time.monotonic() - self._table_at > TABLE_MAX_AGE_S
+                or any(not s.pids for s in sups)):     # a new process: find its children
             return await self._scan()
         table = dict(self._table)
         for sup in sups:
@@ -261,9 +264,12 @@ class Launcher:
             live = [s for s in self.supervisors if not s.done]
             self.supervisors = live
             if any(s.limited for s in live):
-                table = await self._scan()
-                for sup in live:
-                    sup.read(table)
+                try:
+                    table = await self._scan()
+                    for sup in live:
+                        sup.read(table)
+                except Exception:  # noqa: BLE001 - the limits must keep being enforced
+                    log.exception("sandbox supervisor: reading /proc failed")
             await asyncio.sleep(TICK_S)
 
     async def begin(self, leased: Sequence[tuple[object, object]]) -> None:

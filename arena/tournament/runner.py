@@ -8,6 +8,10 @@ Output directory layout::
     OUT/logs/<bot>.log        each bot's stdout/stderr
     OUT/standings.{md,csv,json}
 
+Spawned bots connect over the arena's Unix socket (a private 0700 temporary directory, removed
+at the end) and run in the ``[sandbox]`` mode of their config (:mod:`arena.sandbox`; the mode is
+printed at the start); remote bots use the TCP address.
+
 Every spawned bot process is ended on a normal end, an error, Ctrl-C or SIGTERM (the CLI turns
 SIGTERM into cancellation, which runs the ``finally`` blocks here).
 """

@@ -90,7 +90,7 @@ def test_resource_bomb_is_stopped_by_name(tmp_path, capfd, script, limit) -> Non
                          env={"ATTACK_WHEN": "decide"}, cpu_s=1, time_ms=30_000)
     outcome, err, log, results = play(tmp_path, text, capfd)
     assert outcome.played_now == 6                             # other matches went on
-    assert not succeeded(log)
+    assert not succeeded(log), (err, [(r.seats, r.forfeit_reasons, r.cpu_s) for r in results])
     assert f"bot 'attacker' stopped: {limit}" in err
     reasons = attacker_forfeits(results)
     assert any(limit in r for r in reasons), reasons           # named in the stored result
