@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-_NEEDS_BWRAP = ("tournament", "sandbox", "cli")
+_NEEDS_BWRAP = ("tournament", "sandbox")
 
 
 def pytest_collection_modifyitems(config, items) -> None:  # noqa: ANN001
