@@ -189,7 +189,7 @@ class Launcher:
                  on_event: Callable[[str], None] = lambda msg: None) -> None:
         self.socket = socket
         self.on_event = on_event
-        self.configs = {e.name: effective(base, getattr(e, "sandbox", None))  # type: ignore[attr-defined]
+        self.configs = {e.name: effective(base, getattr(e, "sandbox", None))  # type: ignore
                         for e in entries if not getattr(e, "remote", False)}
         self.bwrap = (require_bwrap() if any(c.mode == "bwrap" for c in self.configs.values())
                       else None)

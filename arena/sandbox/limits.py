@@ -4,8 +4,9 @@ Two layers (no cgroups needed):
 
 - **rlimits**, set inside the sandbox by util-linux's ``prlimit`` just before the bot's
   command (inherited by every process of the bot): ``RLIMIT_DATA`` (a process's data segment:
-  twice ``memory_mib``, a hard backstop against allocating faster than the supervisor reads; unlike ``RLIMIT_AS`` it does not count the
-  address space JIT runtimes such as Node.js reserve without using), ``RLIMIT_NOFILE``,
+  twice ``memory_mib``, a hard backstop against allocating faster than the supervisor reads;
+  unlike ``RLIMIT_AS`` it does not count the address space JIT runtimes such as Node.js
+  reserve without using), ``RLIMIT_NOFILE``,
   ``RLIMIT_FSIZE``, ``RLIMIT_CORE = 0`` and ``RLIMIT_NPROC`` (set after the sandbox's user
   namespace exists, so it counts the sandbox's own processes and threads only; the kernel does
   not apply it to root, where the supervisor's count below is the limit). Without ``prlimit``

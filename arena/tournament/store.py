@@ -5,7 +5,8 @@ Tables:
 - ``meta(key, value)``: the config fingerprint, tournament name, arena version, created time;
 - ``schedule``: every scheduled match, written in one transaction before play;
 - ``results``: one row per finished match (status, placings, scores, faults, forfeits,
-  timings, record file, CPU seconds and peak MiB per seat), inserted in one transaction after its record file is safely on disk.
+  timings, record file, CPU seconds and peak MiB per seat), inserted in one transaction after
+  its record file is safely on disk.
 
 Resume: a rerun plays exactly the schedule rows without a result row, so nothing is played
 twice and nothing is skipped, even after ``kill -9`` (SQLite's journal makes each commit atomic;

@@ -53,7 +53,8 @@ def attack_config(tmp: Path, script: str, mode: str, *, env: dict[str, str] | No
             f"cwd = {json.dumps(str(attacker))}\nenv = {_inline(env)}\n"
             f'[[bots]]\nname = "victim"\ncommand = ["{{python}}", "-m", "sample_bots.random_bot"]\n'
             f"cwd = {json.dumps(str(victim))}\n"
-            f'[[bots]]\nname = "random"\ncommand = ["{{python}}", "-m", "sample_bots.random_bot"]\n')
+            '[[bots]]\nname = "random"\n'
+            'command = ["{python}", "-m", "sample_bots.random_bot"]\n')
 
 
 def _inline(table: dict[str, str]) -> str:
