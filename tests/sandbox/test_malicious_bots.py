@@ -176,3 +176,16 @@ def test_grandchild_outlives_the_tournament_without_the_sandbox(tmp_path, capfd)
     finally:
         for pid in processes_with_arg(mark):
             os.kill(pid, signal.SIGKILL)
+
+
+@needs_bwrap
+def test_per_bot_mode_overrides_the_tournament(tmp_path, capfd) -> None:
+    """Sandboxed tournament, one trusted bot: only that one sees the machine."""
+    text = attack_config(tmp_path, "list_proc.py", "bwrap").replace(
+        'name = "attacker"\n', 'name = "attacker"\nsandbox = { mode = "none" }\n')
+    outcome, err, log, results = play(tmp_path, text, capfd)
+    assert "; per bot: attacker: none" in err
+    assert outcome.played_now == 6 and succeeded(log)
+    assert not any(attacker_forfeits(results))
+    rows = {r.bot: r for r in outcome.standings.rows}
+    assert all(rows[n].peak_mib is not None for n in ("attacker", "victim", "random"))
