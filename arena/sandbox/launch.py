@@ -27,7 +27,8 @@ from pathlib import Path
 from . import limits
 from .bwrap import SANDBOX_SOCKET, bwrap_argv
 from .config import SandboxConfig, effective, require_bwrap
-from .usage import ProcInfo, Usage, peak_rss, pss, read_stat, reset_peak, scan, tree
+from .usage import (ProcInfo, Usage, children, peak_rss, pss, read_stat, reset_peak, scan,
+                    tree)
 
 #: seconds between two readings of the sandboxed bots' process trees (only while a bot with
 #: limits runs; bots in mode "none" are read at the start and end of their matches)
@@ -80,11 +81,13 @@ class Supervisor:
     def limited(self) -> bool:
         return self.cfg.mode == "bwrap"
 
-    def read(self, table: dict[int, ProcInfo]) -> None:
-        """Take one reading from a :func:`~arena.sandbox.usage.scan`; enforce the limits."""
+    def read(self, table: dict[int, ProcInfo],
+             kids: dict[int, list[int]] | None = None) -> None:
+        """Take one reading from a :func:`~arena.sandbox.usage.scan` (``kids``: its
+        :func:`~arena.sandbox.usage.children`, if computed); enforce the limits."""
         if self.done:
             return
-        pids = tree(table, self.pid)
+        pids = tree(table, self.pid, kids)
         if self.proc.returncode is not None or (not pids and read_stat(self.pid) is None):
             self._exited()
             return
@@ -266,8 +269,9 @@ class Launcher:
             if any(s.limited for s in live):
                 try:
                     table = await self._scan()
+                    kids = children(table)
                     for sup in live:
-                        sup.read(table)
+                        sup.read(table, kids)
                 except Exception:  # noqa: BLE001 - the limits must keep being enforced
                     log.exception("sandbox supervisor: reading /proc failed")
             await asyncio.sleep(TICK_S)

@@ -83,13 +83,22 @@ def scan() -> dict[int, ProcInfo]:
     return table
 
 
-def tree(table: dict[int, ProcInfo], root: int) -> list[int]:
-    """``root`` and all its descendants in ``table`` (empty when ``root`` is gone)."""
-    if root not in table:
-        return []
+def children(table: dict[int, ProcInfo]) -> dict[int, list[int]]:
+    """Parent pid -> its children's pids, from a :func:`scan`."""
     kids: dict[int, list[int]] = {}
     for pid, info in table.items():
         kids.setdefault(info.ppid, []).append(pid)
+    return kids
+
+
+def tree(table: dict[int, ProcInfo], root: int,
+         kids: dict[int, list[int]] | None = None) -> list[int]:
+    """``root`` and all its descendants in ``table`` (empty when ``root`` is gone); ``kids``
+    is :func:`children` of ``table`` when the caller already has it."""
+    if root not in table:
+        return []
+    if kids is None:
+        kids = children(table)
     out, todo = [], [root]
     while todo:
         pid = todo.pop()
