@@ -12,7 +12,7 @@ Contract, discards and exchanges come from :mod:`sample_bots._heuristics` (tips 
 - leads: draw trumps when holding most of them, cash masters, else lead low from a short suit
   (000/003 tip for the eldest: "lead a low card in a suit you don't need").
 
-Run against an arena: ``python -m sample_bots.greedy_bot --arena HOST:PORT --token T``.
+Run against an arena: ``ARENA_TOKEN=T python -m sample_bots.greedy_bot --arena HOST:PORT``.
 """
 
 from __future__ import annotations

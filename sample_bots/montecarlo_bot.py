@@ -17,7 +17,7 @@ progress), else the constructor's ``time_ms``. A round running past the
 budget is dropped, and when not even one round fits in :data:`HARD_FRACTION` of the time the
 greedy choice is played, so an answer never takes much more than one playout past the budget.
 
-Run against an arena: ``python -m sample_bots.montecarlo_bot --arena HOST:PORT --token T``.
+Run against an arena: ``ARENA_TOKEN=T python -m sample_bots.montecarlo_bot --arena HOST:PORT``.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ same seed and the same sequence of views it makes the same choices. With a seed,
 restarts the RNG from (seed, match id, seat), so a tournament's games do not depend on which
 bot process happened to play which match.
 
-Run against an arena: ``python -m sample_bots.random_bot --arena HOST:PORT --token T --seed 7``.
+Run against an arena: ``ARENA_TOKEN=T python -m sample_bots.random_bot --arena HOST:PORT --seed 7``.
 """
 
 from __future__ import annotations

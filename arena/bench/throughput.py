@@ -205,7 +205,7 @@ class ArenaRig:
         entries = [BotEntry(name=f"bot-{i}", command=cmd) for i in range(3)]
         address = self.server.unix_address or server_address("127.0.0.1:0", port)
         self.pool = BotPool(self.server, entries, address,
-                            Path(self._tmp.name), slots=1, register_timeout_s=30, max_crashes=0)
+                            Path(self._tmp.name), slots=1, register_timeout_s=30, max_crashes=1)
         leased = await self.pool.acquire([e.name for e in entries])
         self.bots = [b for _, _, b in leased]
         await self._match()                                    # warm-up

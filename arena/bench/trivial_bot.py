@@ -3,14 +3,16 @@
 text copied from the request. Its per-message work is as small as the raw ping-pong's echo
 client, so ``arena bench arena`` compares the arena's own cost with the transport's.
 
-Run: ``python -m arena.bench.trivial_bot --arena HOST:PORT --token TOKEN`` (exit status 0 when
-the arena ends the session, 1 when the connection fails or registration is refused).
+Run: ``python -m arena.bench.trivial_bot --arena HOST:PORT`` with the token in ``ARENA_TOKEN``
+(or ``--token TOKEN``); exit status 0 when the arena ends the session, 1 when the connection
+fails or registration is refused.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 
 import grpc
@@ -50,9 +52,11 @@ async def serve(address: str, token: str) -> int:
 def main(argv: list[str] | None = None) -> None:
     """Command-line entry (see the module docstring)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--arena", required=True, metavar="HOST:PORT")
-    ap.add_argument("--token", required=True)
+    ap.add_argument("--arena", default=os.environ.get("ARENA_ADDRESS"), metavar="HOST:PORT")
+    ap.add_argument("--token", default=os.environ.get("ARENA_TOKEN"))
     args = ap.parse_args(argv)
+    if not args.arena or not args.token:
+        ap.error("needs --arena HOST:PORT (or ARENA_ADDRESS) and ARENA_TOKEN (or --token)")
     try:
         status = asyncio.run(serve(args.arena, args.token))
     except KeyboardInterrupt:

@@ -2,8 +2,8 @@
 
 The first SIGINT, SIGTERM or SIGHUP cancels the running coroutine, so its ``finally`` blocks end
 every bot process and close the store; later signals are ignored while that bounded cleanup runs
-(bots get SIGTERM, then SIGKILL after 2 s). :func:`kill_all_now` runs afterwards regardless, so
-no bot process outlives the arena even if cleanup was cut short.
+(bots get Goodbye, then SIGTERM after 2 s, then SIGKILL 2 s later). :func:`kill_all_now` runs
+afterwards regardless, so no bot process outlives the arena even if cleanup was cut short.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import sys
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-from ..tournament.pool import kill_all_now
+from ..tournament.processes import kill_all_now
 
 T = TypeVar("T")
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)

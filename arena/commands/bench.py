@@ -1,30 +1,61 @@
-"""``arena bench engine|arena``: print speed figures (benchmarks are never unit tests)."""
+"""``arena bench engine|arena|memory|cluster``: print speed figures (benchmarks are never unit tests)."""
 
 from __future__ import annotations
 
 import argparse
 
 from ..errors import UserError
+from ._values import cli_int
 from ..rules import PRESETS
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    """Register ``arena bench engine [--preset P] [--matches N]`` and ``arena bench arena``."""
-    p = sub.add_parser("bench", help="benchmarks: engine speed, arena throughput over gRPC")
+    """Register ``arena bench engine [--preset P] [--matches N]``, ``arena bench arena`` and
+    ``arena bench memory``."""
+    p = sub.add_parser("bench", help="benchmarks: engine speed, arena throughput over gRPC, "
+                       "memory over long runs")
     bsub = p.add_subparsers(dest="bench", metavar="WHAT", required=True)
     e = bsub.add_parser("engine", help="random matches through the checked engine API")
     e.add_argument("--preset", default="sergeant-major", help="rule preset (default %(default)s)")
-    e.add_argument("--matches", type=int, default=300, help="matches to play (default %(default)s)")
-    e.add_argument("--seed", type=int, default=1)
+    e.add_argument("--matches", type=cli_int(), default=300,
+                   help="matches to play (default %(default)s)")
+    e.add_argument("--seed", type=cli_int(), default=1)
     e.set_defaults(func=run_engine)
     a = bsub.add_parser("arena", help="decisions/s through the arena over gRPC vs raw ping-pong "
                                       "(TCP and Unix socket); bot start time with/without sandbox")
-    a.add_argument("--decisions", type=int, default=3000,
+    a.add_argument("--decisions", type=cli_int(), default=3000,
                    help="round trips to time in each measurement (default %(default)s)")
-    a.add_argument("--rounds", type=int, default=3,
+    a.add_argument("--rounds", type=cli_int(), default=3,
                    help="alternating raw / arena measurements; medians compared "
                         "(default %(default)s)")
     a.set_defaults(func=run_arena)
+    m = bsub.add_parser("memory", help="arena RSS growth over a long tournament of short "
+                        "matches (target: < 10 MB from match 200 to 2,000)")
+    m.add_argument("--matches", type=int, default=2000,
+                   help="matches to play, rounded up to whole duplicate blocks of 6 "
+                        "(default %(default)s; e.g. 400 for a quick run)")
+    m.add_argument("--warmup", type=int, default=200,
+                   help="matches before the first RSS figure (default %(default)s)")
+    m.add_argument("--concurrency", type=int, default=2,
+                   help="matches at once (default %(default)s)")
+    m.set_defaults(func=run_memory)
+    c = bsub.add_parser("cluster", help="matches/s with the ray backend vs local, and a "
+                        "projection for K nodes (needs arena358[ray])")
+    c.add_argument("--hand-cap", type=cli_int(), default=5, help="hands a match (default %(default)s)")
+    c.add_argument("--deals", type=cli_int(), default=4,
+                   help="deals per table; 3 bots play 6 matches a deal (default %(default)s)")
+    c.add_argument("--slots", type=cli_int(), default=2, help="matches in flight (default %(default)s)")
+    c.add_argument("--rounds", type=cli_int(), default=1,
+                   help="alternating local / ray runs; medians compared (default %(default)s)")
+    c.add_argument("--cpus-per-bot", type=float, default=0.25,
+                   help="[cluster] cpus_per_bot of the ray run (default %(default)s)")
+    c.add_argument("--address", default="local",
+                   help="Ray cluster to use (default: a private local instance)")
+    c.add_argument("--project-bots", type=cli_int(), default=20,
+                   help="bots of the projected tournament (default %(default)s)")
+    c.add_argument("--node-cpus", type=cli_int(), default=8,
+                   help="CPUs per node in the projection (default %(default)s)")
+    c.set_defaults(func=run_cluster)
 
 
 def run_engine(args: argparse.Namespace) -> int:
@@ -56,5 +87,36 @@ def run_arena(args: argparse.Namespace) -> int:
         return 0
     from ..bench.sandbox_start import bench_start
     for line in asyncio.run(bench_start(max(args.rounds, 3))).lines():
+        print(line)
+    return 0
+
+
+def run_memory(args: argparse.Namespace) -> int:
+    """Print the memory benchmark's figures; exit code 0."""
+    import asyncio
+
+    from ..bench.memory import bench_memory
+    if not 1 <= args.warmup < args.matches <= 1_000_000:
+        raise UserError("needs 1 <= --warmup < --matches <= 1000000")
+    if not 1 <= args.concurrency <= 64:
+        raise UserError("--concurrency must be between 1 and 64")
+    figures = asyncio.run(bench_memory(args.matches, args.warmup, args.concurrency))
+    for line in figures.lines():
+        print(line)
+    return 0
+
+
+def run_cluster(args: argparse.Namespace) -> int:
+    """Print the local-vs-ray figures and the projection; exit code 0."""
+    from ..bench.cluster import bench_cluster
+    if args.hand_cap < 1 or args.deals < 1 or args.slots < 1 or args.project_bots < 3:
+        raise UserError("--hand-cap, --deals and --slots must be at least 1, --project-bots 3")
+    if not 1 <= args.rounds <= 20 or args.node_cpus < 1 or args.cpus_per_bot <= 0:
+        raise UserError("--rounds must be 1-20, --node-cpus >= 1 and --cpus-per-bot > 0")
+    figures = bench_cluster(hand_cap=args.hand_cap, deals=args.deals, slots=args.slots,
+                            rounds=args.rounds, cpus_per_bot=args.cpus_per_bot,
+                            address=args.address, project_bots=args.project_bots,
+                            node_cpus=args.node_cpus)
+    for line in figures.lines():
         print(line)
     return 0

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 from ..errors import UserError
-from ..rules import RulesConfigError, config_from_options
+from ._values import cli_int, play_config
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -24,64 +24,52 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="rule preset (default %(default)s; see `arena presets`)")
     p.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
                    help="rule option override, e.g. --set hand_cap=3 (repeatable)")
-    p.add_argument("--seed", default="1", help="match seed (default %(default)s)")
-    p.add_argument("--time-ms", type=int, default=1000, help="time per decision, ms")
-    p.add_argument("--grace-ms", type=int, default=250,
+    p.add_argument("--seed", default="1",
+                   help="match seed: an integer or a text (default %(default)s)")
+    p.add_argument("--time-ms", default="1000", help="time per decision, ms (default %(default)s)")
+    p.add_argument("--grace-ms", default="250",
                    help="margin before an answer is late, ms (default %(default)s)")
     p.add_argument("--record", help="also write the match record here (.jsonl or .jsonl.gz)")
-    p.add_argument("--seat", type=int, choices=(0, 1, 2), help="show only what this seat knew")
+    p.add_argument("--seat", type=cli_int(0, 2), help="show only what this seat (0-2) knew")
+    p.add_argument("--json", action="store_true",
+                   help="print a one-line JSON summary of the match instead of the replay")
     p.set_defaults(func=run)
 
 
-def parse_overrides(items: list[str]) -> dict[str, object]:
-    """``["hand_cap=3", "no_trump=true", "targets=9,5,2"]`` -> typed values.
-
-    Raises:
-        UserError: an item without ``=``.
-    """
-    out: dict[str, object] = {}
-    for item in items:
-        key, sep, raw = item.partition("=")
-        if not sep:
-            raise UserError(f"--set expects OPTION=VALUE, got {item!r}")
-        val: object = raw
-        if raw.lower() in ("true", "false"):
-            val = raw.lower() == "true"
-        elif raw.lstrip("-").isdigit():
-            val = int(raw)
-        elif "," in raw and all(p.strip().isdigit() for p in raw.split(",")):
-            val = [int(p) for p in raw.split(",")]
-        out[key.strip()] = val
-    return out
+#: exit status when a bot cannot start (as ``arena run`` when a bot never started)
+EXIT_BOT_START = 3
 
 
 def run(args: argparse.Namespace) -> int:
-    """Play and print; exit 0."""
+    """Play and print; exit 0, 2 on a user mistake (or a bot command that cannot start),
+    3 when a bot started but failed before registering (its start error is printed)."""
     from ..protocol.errors import ServerStartError
     from ..records import record_from_result, render_text, write_record
-    from ..tournament.single import play_single
+    from ..tournament.single import BotStartError, play_single
     from ._signals import Interrupted, run_guarded
-    try:
-        rules = config_from_options(args.preset, parse_overrides(args.set))
-    except RulesConfigError as exc:
-        raise UserError(str(exc)) from None
-    if not (1 <= args.time_ms <= 3_600_000 and 0 <= args.grace_ms <= 600_000):
-        raise UserError("--time-ms must be 1..3600000 and --grace-ms 0..600000")
+    # one validated path: the tournament config's model (issue 10 item 6)
+    cfg = play_config(args.bots, preset=args.preset, seed=args.seed, sets=args.set,
+                      time_ms=args.time_ms, grace_ms=args.grace_ms)
+    rules, seed = cfg.rules_config(), cfg.tournament.seed
+    time_ms, grace_ms = cfg.time.per_decision_ms, cfg.time.grace_ms
     if args.record:
         target = Path(args.record)
         if target.is_dir() or not target.parent.is_dir():
             raise UserError(f"--record {args.record}: not a file path in an existing directory")
-    seed: int | str = int(args.seed) if args.seed.lstrip("-").isdigit() else args.seed
-    print(f"playing one {rules.preset} match, {args.time_ms} ms per decision "
+    print(f"playing one {rules.preset} match, {time_ms} ms per decision "
           f"(output comes when it ends) ...", file=sys.stderr, flush=True)
     logs = Path(tempfile.mkdtemp(prefix="arena-play-"))
     try:
         result = run_guarded(play_single(
-            rules, args.bots, seed=seed, time_ms=args.time_ms, grace_ms=args.grace_ms,
+            rules, args.bots, seed=seed, time_ms=time_ms, grace_ms=grace_ms,
             log_dir=logs))
     except Interrupted as exc:
         print(f"arena: stopped by {exc}; bot logs in {logs}", file=sys.stderr)
         return exc.code
+    except BotStartError as exc:
+        print(f"arena: error: {exc}; nothing was played (bot logs in {logs})",
+              file=sys.stderr)
+        return EXIT_BOT_START
     except (ValueError, ServerStartError) as exc:
         raise UserError(str(exc)) from None
     if any(result.forfeited) or any(result.faults):
@@ -89,12 +77,18 @@ def run(args: argparse.Namespace) -> int:
     else:
         shutil.rmtree(logs, ignore_errors=True)
     record = record_from_result(result)
-    print(render_text(record, seat=args.seat), end="")
+    if not args.json:
+        print(render_text(record, seat=args.seat), end="")
     if args.record:
         try:
             write_record(record, args.record)
         except OSError as exc:
             raise UserError(f"cannot write --record {args.record}: {exc.strerror or exc}") \
                 from None
-        print(f"record written to {args.record}")
+        if not args.json:
+            print(f"record written to {args.record}")
+    if args.json:
+        from ._summary import dumps, record_summary
+        print(dumps({**record_summary(record), "record": args.record,
+                     "bot_logs": str(logs) if logs.exists() else None}), end="")
     return 0

@@ -6,7 +6,9 @@ import argparse
 import sys
 
 from ..errors import UserError
+from ._values import cli_int
 from ..ratings import MatchResult, RatingsInputError, format_report, rate
+from ..tournament.proctable import never_started
 from ..tournament.store import open_existing
 
 
@@ -16,8 +18,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                        "from a tournament directory")
     p.add_argument("dir", help="a tournament output directory (holding results.sqlite)")
     p.add_argument("--format", choices=("md", "csv", "json"), default="md")
-    p.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples (0 = none)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    p.add_argument("--table", choices=("ratings", "los", "headtohead"), default=None,
+                   help="only this table (md, csv; csv holds one table: ratings by default)")
+    p.add_argument("--bootstrap", type=cli_int(0, 100_000), default=200,
+                   help="bootstrap resamples (0 = none)")
+    p.add_argument("--seed", type=cli_int(0), default=0, help="bootstrap seed")
     p.set_defaults(func=run)
 
 
@@ -25,6 +30,11 @@ def run(args: argparse.Namespace) -> int:
     """Print the ratings report; exit 0, or 2 with one line on a user mistake."""
     with open_existing(args.dir) as store:
         rows = store.results()
+        absent = never_started(store.db)
+    if absent:
+        rows = [r for r in rows if not absent.keys() & set(r.seats)]
+        print(f"arena: note: never started, kept out of the ratings with their matches: "
+              f"{', '.join(repr(n) for n in absent)}", file=sys.stderr)
     results = [MatchResult(r.seats, tuple(r.placings), r.block_id, tuple(r.forfeited))
                for r in rows]
     blocks = len({r.block_id for r in rows})
@@ -36,5 +46,7 @@ def run(args: argparse.Namespace) -> int:
         report = rate(results, bootstrap=bootstrap, seed=args.seed)
     except RatingsInputError as exc:
         raise UserError(f"{args.dir}: {exc}") from None
-    print(format_report(report, args.format), end="")
+    section = {None: "all", "ratings": "ratings", "los": "los",
+               "headtohead": "head_to_head"}[args.table]
+    print(format_report(report, args.format, section=section), end="")
     return 0

@@ -6,6 +6,9 @@ re-simulation with the rules engine, then:
 - by default prints the trick-by-trick text replay (``--hand N`` limits it to hand N,
   ``--seat S`` shows only what seat S -- a number 0..2 or a bot name -- knew);
 - ``--verify`` prints one summary line instead of the replay;
+- ``--verify --json`` prints that summary as one line of JSON instead (``"ok": true`` plus
+  the keys of :func:`arena.commands._summary.record_summary`), and a failed verification as
+  ``{"ok": false, "path": ..., "error": ...}`` on stdout (exit 1);
 - ``--html OUT.html`` writes a self-contained HTML replay page (atomically) instead of the text
   (``--seat`` applies to it as well).
 
@@ -21,6 +24,8 @@ import sys
 from pathlib import Path
 
 from ..errors import UserError
+from ..wording import plural
+from ._values import cli_int
 from ..records import (MatchRecord, RecordError, read_record, render_html, render_text,
                        verify_record)
 from ..records.codec import atomic_write_bytes
@@ -33,11 +38,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                        description="Replay a match record trick by trick (it is always "
                        "verified against the rules engine first).")
     p.add_argument("record", help="record file (.jsonl or .jsonl.gz)")
-    p.add_argument("--hand", type=int, metavar="N", help="show only hand N (1-based)")
+    p.add_argument("--hand", type=cli_int(), metavar="N", help="show only hand N (1-based)")
     p.add_argument("--seat", metavar="S",
                    help="show only what seat S (0, 1, 2 or a bot name) knew at each moment")
     p.add_argument("--verify", action="store_true",
                    help="only verify the record and print a summary line")
+    p.add_argument("--json", action="store_true",
+                   help="with --verify: print the result as one line of JSON")
     p.add_argument("--html", metavar="OUT.html", help="write a self-contained HTML replay page")
     p.set_defaults(func=run)
 
@@ -66,9 +73,20 @@ def _emit(text: str, stream=None) -> None:  # noqa: ANN001 - a text stream
         stream.write(text.encode(enc, "backslashreplace").decode(enc))
 
 
+def _failed(args: argparse.Namespace, path: Path, message: str) -> int:
+    """Report a record that cannot be read or verified; exit status 1."""
+    if args.json:
+        from ._summary import dumps
+        _emit(dumps({"ok": False, "path": str(path), "error": message}))
+    _emit(f"arena: error: {message}\n", sys.stderr)
+    return 1
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the command; see the module docstring for output and exit codes."""
     path = Path(args.record)
+    if args.json and not args.verify:
+        raise UserError("--json goes with --verify (the replay itself is text or --html)")
     if not path.is_file():
         raise UserError(f"record file not found: {path}")
     if args.html and Path(args.html).resolve() == path.resolve():
@@ -77,21 +95,23 @@ def run(args: argparse.Namespace) -> int:
         record = read_record(path)
         verify_record(record)
     except RecordError as exc:
-        _emit(f"arena: error: {clean(str(exc))}\n", sys.stderr)
-        return 1
+        return _failed(args, path, clean(str(exc)))
     except (RecursionError, MemoryError) as exc:
-        _emit(f"arena: error: {path}: not a usable record ({type(exc).__name__}: nested too "
-              "deeply or too large)\n", sys.stderr)
-        return 1
+        return _failed(args, path, f"{path}: not a usable record ({type(exc).__name__}: "
+                       "nested too deeply or too large)")
     seat = _seat(record, args.seat)
     n = len(record.hands)
     if args.hand is not None and not 1 <= args.hand <= n:
         raise UserError(f"--hand {args.hand}: the record has hands 1..{n}")
-    if args.verify:
+    if args.verify and args.json:
+        from ._summary import dumps, record_summary
+        _emit(dumps({"ok": True, "path": str(path), **record_summary(record)}))
+    elif args.verify:
         decisions = sum(len(h.decisions) for h in record.hands)
         faults = sum(s.faults for s in record.header.seats)
-        _emit(f"OK {path}: match {clean(record.header.match_id)}, {n} hands, {decisions} "
-              f"decisions, {faults} faults, scores {list(record.result.scores)}, placings "
+        _emit(f"OK {path}: match {clean(record.header.match_id)}, {plural(n, 'hand')}, "
+              f"{plural(decisions, 'decision')}, {plural(faults, 'fault')}, scores "
+              f"{list(record.result.scores)}, placings "
               f"{list(record.result.placings)}: verified against the rules engine\n")
     if args.html:
         out = Path(args.html)

@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import sqlite3
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 
 from ..errors import UserError
-from ..tournament.config import load_config
+from ..safetext import printable
+from ..wording import plural
+from ..tournament.config import load_config, with_cluster
 from ..tournament.standings import format_standings
 from ._signals import Interrupted, run_guarded
 
@@ -21,16 +24,41 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("config", help="tournament config (TOML), e.g. examples/sample.toml")
     p.add_argument("--out", help="output directory (default: runs/<config name>)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
+    p.add_argument("--json", action="store_true",
+                   help="print the summary (standings, match counts, disqualifications) as "
+                   "one line of JSON instead of the table")
+    p.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
+                   help="play the matches on a Ray cluster ([cluster] backend = \"ray\"); "
+                   "ADDRESS: auto (a cluster started here with `ray start`), local (a private "
+                   "Ray instance), ray://HOST:PORT or HOST:PORT (default: [cluster] address)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the tournament and print the standings; exit 0, 2 on a user mistake, 128+N when
-    stopped by signal N."""
+    """Run the tournament and print the standings (``--json``: one JSON line); the arena's log
+    is appended to ``OUT/arena.log``. Exit 0, 2 on a user mistake (bad config, a bot command that cannot
+    start), 3 when a bot never started (or a remote bot never connected), 128+N when stopped by
+    signal N."""
+    from . import _logging
+    cfg = load_config(args.config)
+    if getattr(args, "ray", None) is not None:
+        fields = {"backend": "ray", **({"address": args.ray} if args.ray else {})}
+        cfg = with_cluster(cfg, args.config, **fields)
+    out = Path(args.out) if args.out else Path("runs") / Path(args.config).stem
+    with ExitStack() as stack:
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            stack.enter_context(_logging.log_file(out / "arena.log",
+                                                  console=_logging.console_level(args)))
+        except OSError as exc:
+            raise UserError(f"cannot use output directory {out}: {exc.strerror or exc}") \
+                from None
+        return _run(args, cfg, out)
+
+
+def _run(args: argparse.Namespace, cfg, out: Path) -> int:  # noqa: ANN001 - TournamentConfig
     from ..protocol.errors import ServerStartError
     from ..tournament.runner import run_tournament
-    cfg = load_config(args.config)
-    out = Path(args.out) if args.out else Path("runs") / Path(args.config).stem
     try:
         outcome = run_guarded(run_tournament(cfg, out, progress=not args.quiet))
     except Interrupted as exc:
@@ -45,14 +73,42 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"{out}: {exc.strerror or exc}: {exc.filename or ''}; rerun to "
                         "resume once fixed") from None
 
-    print(format_standings(outcome.standings, "text"), end="")
-    for line in outcome.disqualifications:
-        print(f"arena: warning: bot {line}", file=sys.stderr)
+    if args.json:
+        import json
+
+        from ._summary import dumps
+        print(dumps({**json.loads(format_standings(outcome.standings, "json")),
+                     "played_now": outcome.played_now, "already_done": outcome.already_done,
+                     "scheduled": outcome.scheduled, "faults": outcome.faults,
+                     "disqualifications": list(outcome.disqualifications), "out": str(out)}),
+              end="")
+    else:
+        print(format_standings(outcome.standings, "text"), end="")
+    for line in outcome.disqualifications:   # they may quote a bot's log line
+        print(f"arena: warning: bot {printable(line)}", file=sys.stderr)
     if outcome.disqualifications:
         print("arena: warning: their remaining matches were forfeited; after fixing the bot, "
               "run again with a fresh --out directory (this one keeps the forfeits)",
               file=sys.stderr)
-    print(f"\n{outcome.played_now} matches played now, {outcome.already_done} resumed from "
-          f"earlier runs, {outcome.scheduled} scheduled; results in {out}/ "
-          f"(standings.md/.csv/.json, records/, logs/)")
-    return 0
+    if not args.json:
+        print(f"\n{plural(outcome.played_now, 'match')} played now, {outcome.already_done} "
+              f"resumed from earlier runs, {outcome.scheduled} scheduled; results in {out}/ "
+              f"(standings.md/.csv/.json, los.csv, headtohead.csv, records/, logs/, arena.log)")
+    return _never_started(outcome.never_started)
+
+
+#: exit status of ``arena run`` when a bot never started
+EXIT_BOT_NEVER_STARTED = 3
+
+
+def _never_started(absent: tuple[tuple[str, str], ...]) -> int:
+    """Print the summary of the bots that never started; the exit status."""
+    if not absent:
+        return 0
+    for name, reason in absent:
+        print(f"arena: error: bot {printable(repr(name))} never started: {printable(reason)}",
+              file=sys.stderr)
+    names = printable(", ".join(repr(n) for n, _ in absent))
+    print(f"arena: {len(absent)} bot{'s' if len(absent) > 1 else ''} never started ({names}): "
+          "their matches were forfeited and are kept out of the ratings", file=sys.stderr)
+    return EXIT_BOT_NEVER_STARTED

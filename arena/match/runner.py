@@ -125,6 +125,18 @@ def placings_with_forfeits(placings: Sequence[int], forfeited: Sequence[bool]) -
     return tuple(1 + sum(k2 < k for k2 in key) for k in key)
 
 
+def match_end_reason(engine_reason: str | None, forfeited: Sequence[bool]) -> str:
+    """The ``reason`` sent in ``MatchEnd``: the engine's end reason (``"hand-cap"``,
+    ``"score"``, ... RULES.md section 3), prefixed by ``"forfeit by seat 0, 2; "`` when seats
+    forfeited (their placings were then moved last). Why a seat forfeited is not told to the
+    other bots (it is in the record)."""
+    seats = [str(s) for s, f in enumerate(forfeited) if f]
+    reason = engine_reason or "ended"
+    if not seats:
+        return reason
+    return f"forfeit by seat{'s' if len(seats) > 1 else ''} {', '.join(seats)}; {reason}"
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
@@ -136,7 +148,8 @@ class _Seat:
         self.bot = bot
         self.faults = 0
         self.forfeit: str | None = None
-        self.bank_ms = bank_ms
+        #: the time bank left, milliseconds (a float: drawn on by measured overruns)
+        self.bank_ms: float | None = bank_ms
         self.think_ms = 0.0
         self.asked = 0
 
@@ -159,7 +172,8 @@ async def _ask(spec: MatchSpec, seat: _Seat, state: MatchState, request_id: int,
     kind = state.decision.value
     hand = state.hand_number
     legal = state.legal_actions()
-    allowed_ms = spec.time_ms + (seat.bank_ms or 0)
+    # whole milliseconds: the protocol's time_ms is an integer (int32)
+    allowed_ms = spec.time_ms + int(seat.bank_ms or 0)
     req = DecisionRequest(request_id, spec.match_id, None, allowed_ms, state=state, seat=s)
     t0 = time.perf_counter()
     fault = detail = answer = None
@@ -234,7 +248,10 @@ async def run_match(spec: MatchSpec, bots: Sequence[Bot]) -> MatchResult:
         state.apply(entry.action)
         log.append(entry)
     forfeited = tuple(seat.forfeit is not None for seat in seats)
-    end = MatchEnd(spec.match_id, tuple(state.scores), state.placings, state.end_reason)
+    placings = placings_with_forfeits(state.placings, forfeited)
+    # the bots are told the placings that are recorded and rated, and why they differ
+    end = MatchEnd(spec.match_id, tuple(state.scores), placings,  # type: ignore[arg-type]
+                   match_end_reason(state.end_reason, forfeited))
     for seat in seats:
         if seat.forfeit is None or seat.bot.alive:
             await _safe(seat, seat.bot.end_match(end))
@@ -242,6 +259,6 @@ async def run_match(spec: MatchSpec, bots: Sequence[Bot]) -> MatchResult:
         spec=spec, names=names, versions=tuple(b.version for b in bots), state=state,
         decisions=log, faults=tuple(seat.faults for seat in seats), forfeited=forfeited,
         forfeit_reasons=tuple(seat.forfeit for seat in seats),
-        placings=placings_with_forfeits(state.placings, forfeited), started_at=started,
+        placings=placings, started_at=started,
         ended_at=_now(), think_ms=tuple(seat.think_ms for seat in seats),
         decisions_asked=tuple(seat.asked for seat in seats))

@@ -201,7 +201,10 @@ def _played(pairs: Any) -> list[pb.PlayedCard]:
 
 
 _TRICK_CACHE: dict[TrickRecord, pb.Trick] = {}
-_TRICK_CACHE_MAX = 20_000
+#: tricks kept by the conversion caches: enough for the current hands of hundreds of concurrent
+#: matches (a trick is useful only until its hand ends), small enough that a long run does not
+#: keep megabytes of finished tricks (issue 10 item 15)
+_TRICK_CACHE_MAX = 2048
 
 
 def _trick_to_proto(t: TrickRecord) -> pb.Trick:

@@ -7,8 +7,11 @@ and sends whatever it puts in its outbox.
 Request ids on the wire are the connection's own (1, 2, 3, ... per stream), so several matches
 can share one stream; the runner's ``DecisionRequest.request_id`` (unique only within its match)
 is mapped to the wire id for :meth:`RemoteBot.reject`, using the match the calling task started
-last (a context variable set by :meth:`RemoteBot.start_match`), else the most recent request
-with that id.
+last (a context variable set by :meth:`RemoteBot.start_match`), else any running match that sent
+a request with that id (the runner's ids are unique in the arena process). Everything kept per
+match (that mapping, the view templates) is dropped when the match ends (:meth:`end_match`), so
+a connection that plays thousands of matches does not grow; what is kept per connection is
+bounded (the last :data:`_RECENT_KEPT` finished requests).
 
 Answers: a ``DecisionResponse`` resolves the pending request (its text is parsed into an action
 code; text that is not an action raises ``BotFault("malformed")`` from :meth:`decide`); an
@@ -55,7 +58,7 @@ _REASONS = {
     "error": pb.REJECTION_REASON_ERROR, "unknown-request": pb.REJECTION_REASON_UNKNOWN_REQUEST,
     "unexpected": pb.REJECTION_REASON_UNEXPECTED,
 }
-_RECENT_KEPT = 4096           # finished requests remembered (LATE vs UNKNOWN, reject's match)
+_RECENT_KEPT = 1024           # finished requests remembered (LATE vs UNKNOWN, reject's match)
 _MAX_TEXT = 2000              # characters of bot-supplied text kept in faults and logs
 #: a bot flooding the arena with bad messages: the first ones are logged one by one, then one
 #: line per LOG_EVERY; rejections are sent for the first MAX_REJECTIONS only (a bot that does
@@ -89,7 +92,8 @@ class _Pending:
 
     __slots__ = ("future", "match_id", "runner_id", "late", "rejected")
 
-    def __init__(self, future: asyncio.Future[str], match_id: str, runner_id: int) -> None:
+    def __init__(self, future: asyncio.Future[str] | None, match_id: str,
+                 runner_id: int) -> None:
         self.future = future
         self.match_id = match_id
         self.runner_id = runner_id
@@ -120,8 +124,8 @@ class RemoteBot(Bot):
         self._next_id = 0
         self._pending: dict[int, _Pending] = {}
         self._recent: OrderedDict[int, _Pending] = OrderedDict()  # finished requests
-        self._by_runner: dict[tuple[str, int], int] = {}
-        self._last_by_runner_id: dict[int, int] = {}
+        #: match id -> {runner's request id -> wire id}, for the matches not ended yet
+        self._by_match: dict[str, dict[int, int]] = {}
         self._matches: set[str] = set()
         self._views = ViewEncoder()
         #: messages from the bot that were rejected or could not be matched to a request
@@ -166,8 +170,10 @@ class RemoteBot(Bot):
         fut: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         pend = _Pending(fut, request.match_id, request.request_id)
         self._pending[wid] = pend
-        self._by_runner[(request.match_id, request.request_id)] = wid
-        self._last_by_runner_id[request.request_id] = wid
+        ids = self._by_match.get(request.match_id)
+        if ids is None:
+            ids = self._by_match[request.match_id] = {}
+        ids[request.request_id] = wid
         msg = pb.ArenaMessage()
         d = msg.decision
         d.request_id, d.match_id, d.time_ms = wid, request.match_id, request.time_ms
@@ -181,6 +187,7 @@ class RemoteBot(Bot):
         finally:
             # still pending: cancelled by the runner's timeout (or the stream was lost)
             pend.late = self._pending.pop(wid, None) is not None
+            pend.future = None  # what a finished request keeps: its match, late, rejected
             self._recent[wid] = pend
             while len(self._recent) > _RECENT_KEPT:
                 self._recent.popitem(last=False)
@@ -196,9 +203,10 @@ class RemoteBot(Bot):
         if not self._alive:
             return
         match = _CURRENT_MATCH.get()
-        wid = self._by_runner.get((match, request_id)) if match is not None else None
+        ids = self._by_match.get(match) if match is not None else None
+        wid = ids.get(request_id) if ids is not None else None
         if wid is None:
-            wid = self._last_by_runner_id.get(request_id, 0)
+            wid = next((m[request_id] for m in self._by_match.values() if request_id in m), 0)
         pend = self._recent.get(wid)
         if pend is not None:
             pend.rejected = True
@@ -208,13 +216,25 @@ class RemoteBot(Bot):
             detail=detail, match_id=match or "")))
 
     async def end_match(self, info: MatchEnd) -> None:
-        """Send ``MatchEnd`` and forget the match's request-id mapping."""
-        self._matches.discard(info.match_id)
-        self._views.forget(info.match_id)
-        for key in [k for k in self._by_runner if k[0] == info.match_id]:
-            del self._by_runner[key]
+        """Send ``MatchEnd`` and forget everything kept for the match."""
+        self.forget_match(info.match_id)
         if self._alive:
             self._send(pb.ArenaMessage(match_end=match_end_to_proto(info)))
+
+    def forget_match(self, match_id: str) -> None:
+        """Drop everything kept for ``match_id`` (its request ids and view templates); called
+        by :meth:`end_match`, and safe to call for a match that was stopped without one."""
+        self._matches.discard(match_id)
+        self._views.forget(match_id)
+        self._by_match.pop(match_id, None)
+
+    def kept_per_match(self) -> dict[str, int]:
+        """Sizes of what is kept per match (for tests and diagnostics): ``matches`` (not
+        ended), ``request_ids`` (runner id -> wire id entries), ``view_templates``; all 0 once
+        every match on this connection has ended."""
+        return {"matches": len(self._matches),
+                "request_ids": sum(len(m) for m in self._by_match.values()),
+                "view_templates": len(self._views)}
 
     # ----- connection ------------------------------------------------------------------------
     def close(self, reason: str = "the arena closed the session") -> None:

@@ -70,8 +70,10 @@ from .convert import (
 DYNAMIC_FIELDS = ("decision", "to_act", "legal_actions", "hand", "hand_sizes", "hidden_own",
                   "trick", "leader", "tricks_won", "exchange", "placings")
 
-#: per suit: 13-bit rank mask -> texts of those cards (filled on first use, at most 4 x 8192)
+#: per suit: 13-bit rank mask -> texts of those cards (filled on first use; a suit's table is
+#: emptied when it reaches _SUIT_TEXTS_MAX, so a long run does not fill all 4 x 8192 masks)
 _SUIT_TEXTS: tuple[dict[int, tuple[str, ...]], ...] = ({}, {}, {}, {})
+_SUIT_TEXTS_MAX = 1024
 
 
 def _hand_texts(mask: int) -> list[str]:
@@ -80,9 +82,12 @@ def _hand_texts(mask: int) -> list[str]:
     for suit in range(4):
         ranks = (mask >> (13 * suit)) & 0x1FFF
         if ranks:
-            texts = _SUIT_TEXTS[suit].get(ranks)
+            table = _SUIT_TEXTS[suit]
+            texts = table.get(ranks)
             if texts is None:
-                texts = _SUIT_TEXTS[suit][ranks] = tuple(
+                if len(table) >= _SUIT_TEXTS_MAX:
+                    table.clear()
+                texts = table[ranks] = tuple(
                     _CARD_TEXT[13 * suit + r] for r in range(13) if ranks >> r & 1)
             out += texts
     return out
@@ -173,6 +178,10 @@ class ViewEncoder:
     def __init__(self) -> None:
         self._templates: dict[tuple[str, int], _Template] = {}        # encode_into
         self._state_templates: dict[tuple[str, int], _Template] = {}  # encode_state_into
+
+    def __len__(self) -> int:
+        """Templates kept (over all matches not forgotten)."""
+        return len(self._templates) + len(self._state_templates)
 
     def forget(self, match_id: str) -> None:
         """Drop the templates of a match (call when it ends)."""

@@ -142,6 +142,11 @@ def rate(
 
     order = sorted(range(len(names)), key=lambda i: (-ratings[i], names[i]))
     counts = bot_counts(results, names)
+    seen: dict[str, set[str]] = {name: set() for name in names}
+    for r in results:
+        for name in r.players:
+            seen[name].add(r.block)
+    blocks = {name: len(b) for name, b in seen.items()}
     bots = tuple(
         BotRating(
             rank=rank,
@@ -153,6 +158,7 @@ def rate(
             firsts=counts[names[i]].firsts,
             average_place=counts[names[i]].average_place,
             forfeits=counts[names[i]].forfeits,
+            blocks=blocks[names[i]],
         )
         for rank, i in enumerate(order, start=1)
     )

@@ -3,62 +3,56 @@
 Bot names are arbitrary strings chosen by participants, so every format treats them as hostile:
 
 * ``md``: GitHub pipe tables (via ``tabulate`` when installed, with number parsing disabled so
-  a bot called ``1e5`` stays a name). In names, HTML specials are entity-escaped, Markdown
-  punctuation (``\\ ` * _ [ ] |``) is backslash-escaped and control characters are shown as
-  ``\\xNN``; a name therefore renders as itself and cannot break the table or inject markup.
+  a bot called ``1e5`` stays a name). Names go through :func:`arena.safetext.markdown_cell`
+  (HTML specials entity-escaped, Markdown punctuation backslash-escaped, control and bidi
+  characters shown as ``\\uXXXX``): a name renders as itself and cannot break the table or
+  inject markup.
 * ``csv``: the :mod:`csv` module with minimal quoting, so commas, quotes and newlines survive
   a round trip through :func:`csv.reader`. Numbers are written at full precision. Cells are
   not defused against spreadsheet formula injection (a name starting with ``=``): doing so
   would alter the data; open untrusted CSV in a spreadsheet with care.
 * ``json``: :func:`json.dumps` of :meth:`RatingReport.to_dict` (UTF-8 text, no NaN).
 
-With ``section="all"`` the CSV output holds three tables (ratings, los, head_to_head), each
-with its own header row, separated by one empty line; pick one table with ``section``.
+CSV holds one table per text (ratings, los or head_to_head; :func:`csv_tables` gives the three
+as ``ratings.csv``, ``los.csv``, ``headtohead.csv``). Column names follow
+:mod:`arena.ratings.columns`, as do the Markdown headers and the legend under the ratings table;
+the few-blocks warning (:func:`~arena.ratings.columns.few_blocks_note`) is under the Markdown
+table, in the JSON ``notes`` and in the CSV ``note`` column of each bot it concerns.
 """
 
 from __future__ import annotations
 
 import csv
-import html
 import io
 import json
-import re
 from collections.abc import Sequence
 from typing import Literal
 
+from ..safetext import markdown_cell
+from ..wording import plural
+from .columns import (COLUMNS, HEAD_TO_HEAD_COLUMNS, LOS_COLUMNS, MIN_BLOCKS, RATING_COLUMNS,
+                      few_blocks_note, legend)
 from .report import RatingReport
 
-__all__ = ["format_report", "markdown_escape"]
+__all__ = ["csv_tables", "format_report", "markdown_escape"]
 
 Format = Literal["md", "csv", "json"]
 Section = Literal["all", "ratings", "los", "head_to_head"]
 _SECTIONS = ("ratings", "los", "head_to_head")
 
-RATINGS_COLUMNS = (
-    "rank", "bot", "rating", "ci_low", "ci_high", "matches", "firsts", "average_place", "forfeits",
-)
-LOS_COLUMNS = ("a", "b", "los")
-H2H_COLUMNS = ("a", "b", "matches", "above", "below", "equal")
+#: the CSV headers of each table (the column vocabulary of :mod:`arena.ratings.columns`)
+RATINGS_COLUMNS = RATING_COLUMNS + ("note",)
+H2H_COLUMNS = HEAD_TO_HEAD_COLUMNS
+#: the file name of each table when written one per CSV file (:func:`csv_tables`)
+CSV_FILES = {"ratings": "ratings.csv", "los": "los.csv", "head_to_head": "headtohead.csv"}
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|])")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-
-
-def markdown_escape(text: str) -> str:
-    """Escape ``text`` for a Markdown table cell so that it renders literally."""
-    text = _MD_SPECIAL.sub(r"\\\1", text)
-    text = html.escape(text, quote=False)
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+#: ``text`` escaped for a Markdown table cell so that it renders literally (the arena's one
+#: helper for Markdown and HTML text, :func:`arena.safetext.markdown_cell`)
+markdown_escape = markdown_cell
 
 
 def _md_table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: Sequence[str]) -> str:
-    try:
-        from tabulate import tabulate
-    except ImportError:  # tabulate is a dependency; keep the renderer usable without it
-        marks = {"left": ":--", "right": "--:", "center": ":-:"}
-        lines = ["| " + " | ".join(headers) + " |", "|" + "|".join(marks[a] for a in align) + "|"]
-        lines += ["| " + " | ".join(row) + " |" for row in rows]
-        return "\n".join(lines)
+    from tabulate import tabulate
     return tabulate(
         [list(r) for r in rows],
         headers=list(headers),
@@ -82,19 +76,24 @@ def _markdown(report: RatingReport, sections: Sequence[str]) -> str:
                 _fmt(b.rating, 1),
                 "-" if b.ci_low is None else f"[{b.ci_low:.1f}, {b.ci_high:.1f}]",
                 str(b.matches),
-                str(b.firsts),
                 _fmt(b.average_place, 2),
+                str(b.firsts),
                 str(b.forfeits),
+                str(b.blocks),
             ]
             for b in report.bots
         ]
-        headers = ["#", "bot", "rating", "95% CI", "matches", "1st", "avg place", "forfeits"]
-        align = ["right", "left", "right", "right", "right", "right", "right", "right"]
+        keys = [k for k in RATING_COLUMNS if k != "ci_high"]
+        headers = [COLUMNS[k].header for k in keys]
+        align = ["right", "left"] + ["right"] * (len(keys) - 2)
+        notes = "".join(f"\n\n{markdown_escape(n)}" for n in report.notes)
         parts.append(
-            f"## Ratings\n\n{report.matches} matches in {report.blocks} blocks; Elo points, "
-            f"mean 1500; Plackett-Luce, prior sigma {report.prior_sigma:g}, "
-            f"{report.bootstrap} bootstrap resamples over blocks (seed {report.seed}).\n\n"
-            + _md_table(headers, rows, align)
+            f"## Ratings\n\n{plural(report.matches, 'match')} in "
+            f"{plural(report.blocks, 'block')}; Plackett-Luce, prior sigma "
+            f"{report.prior_sigma:g}, {report.bootstrap} bootstrap resamples over blocks "
+            f"(seed {report.seed}).\n\n"
+            + _md_table(headers, rows, align) + notes + "\n\n"
+            + "\n".join(f"- {markdown_escape(line)}" for line in legend(keys))
         )
     if "los" in sections:
         title = "## Likelihood of superiority\n\n"
@@ -121,7 +120,7 @@ def _markdown(report: RatingReport, sections: Sequence[str]) -> str:
             "## Head-to-head\n\nMatches in which both bots played; a placed above / below / "
             "equal to b.\n\n"
             + _md_table(
-                ["a", "b", "matches", "above", "below", "equal"],
+                [COLUMNS[k].header for k in HEAD_TO_HEAD_COLUMNS],
                 rows,
                 ["left", "left", "right", "right", "right", "right"],
             )
@@ -129,43 +128,47 @@ def _markdown(report: RatingReport, sections: Sequence[str]) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def _csv(report: RatingReport, sections: Sequence[str]) -> str:
+def _csv(report: RatingReport, section: str) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    first = True
-    for section in sections:
-        if not first:
-            writer.writerow([])
-        first = False
-        if section == "ratings":
-            writer.writerow(RATINGS_COLUMNS)
-            for b in report.bots:
-                writer.writerow(
-                    [b.rank, b.name, repr(b.rating),
-                     "" if b.ci_low is None else repr(b.ci_low),
-                     "" if b.ci_high is None else repr(b.ci_high),
-                     b.matches, b.firsts, repr(b.average_place), b.forfeits]
-                )
-        elif section == "los":
-            writer.writerow(LOS_COLUMNS)
-            if report.los is not None:
-                for i, a in enumerate(report.names):
-                    for j, b in enumerate(report.names):
-                        if i != j:
-                            writer.writerow([a, b, repr(report.los[i][j])])
-        else:
-            writer.writerow(H2H_COLUMNS)
-            for h in report.head_to_head:
-                writer.writerow([h.a, h.b, h.matches, h.above, h.below, h.equal])
+    if section == "ratings":
+        writer.writerow(RATINGS_COLUMNS)
+        note = few_blocks_note({b.name: b.blocks for b in report.bots}) \
+            if report.bootstrap else None
+        for b in report.bots:
+            writer.writerow(
+                [b.rank, b.name, repr(b.rating),
+                 "" if b.ci_low is None else repr(b.ci_low),
+                 "" if b.ci_high is None else repr(b.ci_high),
+                 b.matches, repr(b.average_place), b.firsts, b.forfeits, b.blocks,
+                 note if note and b.blocks < MIN_BLOCKS else ""]
+            )
+    elif section == "los":
+        writer.writerow(LOS_COLUMNS)
+        if report.los is not None:
+            for i, a in enumerate(report.names):
+                for j, b in enumerate(report.names):
+                    if i != j:
+                        writer.writerow([a, b, repr(report.los[i][j])])
+    else:
+        writer.writerow(H2H_COLUMNS)
+        for h in report.head_to_head:
+            writer.writerow([h.a, h.b, h.matches, h.above, h.below, h.equal])
     return out.getvalue()
+
+
+def csv_tables(report: RatingReport) -> dict[str, str]:
+    """Every table as its own CSV text, keyed by file name (:data:`CSV_FILES`)."""
+    return {CSV_FILES[s]: _csv(report, s) for s in _SECTIONS}
 
 
 def format_report(report: RatingReport, fmt: Format, *, section: Section = "all") -> str:
     """Render ``report`` as ``"md"``, ``"csv"`` or ``"json"`` text.
 
-    ``section`` restricts md/csv output to one table (``"ratings"``, ``"los"``,
-    ``"head_to_head"``); JSON always holds the whole report. Raises ``ValueError`` for an
-    unknown format or section.
+    ``section`` restricts md output to one table (``"ratings"``, ``"los"``,
+    ``"head_to_head"``); CSV is one table per text, ``"ratings"`` unless ``section`` names
+    another (:func:`csv_tables` gives all three); JSON always holds the whole report. Raises
+    ``ValueError`` for an unknown format or section.
     """
     if section == "all":
         sections: tuple[str, ...] = _SECTIONS
@@ -176,7 +179,7 @@ def format_report(report: RatingReport, fmt: Format, *, section: Section = "all"
     if fmt == "md":
         return _markdown(report, sections)
     if fmt == "csv":
-        return _csv(report, sections)
+        return _csv(report, "ratings" if section == "all" else section)
     if fmt == "json":
         return json.dumps(report.to_dict(), ensure_ascii=False, indent=2, allow_nan=False) + "\n"
     raise ValueError(f"unknown format {fmt!r}; expected 'md', 'csv' or 'json'")

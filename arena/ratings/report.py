@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .bootstrap import CI_LEVEL
+from .columns import RATING_COLUMNS, few_blocks_note
 from .headtohead import HeadToHead
 from .plackett_luce import ELO_BASE, ELO_PER_NAT
 
@@ -32,7 +33,8 @@ class BotRating:
 
     ``rating``, ``ci_low``, ``ci_high`` are Elo points; the interval bounds are ``None`` when
     the report was computed without bootstrap. ``firsts`` counts first places including shared
-    ones, ``average_place`` is the mean competition-ranking place (1..3).
+    ones, ``average_place`` is the mean competition-ranking place (1..3), ``blocks`` the
+    duplicate blocks the bot played in (intervals need :data:`~arena.ratings.columns.MIN_BLOCKS`).
     """
 
     rank: int
@@ -44,20 +46,14 @@ class BotRating:
     firsts: int
     average_place: float
     forfeits: int
+    blocks: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain dict with the field names as keys."""
-        return {
-            "rank": self.rank,
-            "name": self.name,
-            "rating": self.rating,
-            "ci_low": self.ci_low,
-            "ci_high": self.ci_high,
-            "matches": self.matches,
-            "firsts": self.firsts,
-            "average_place": self.average_place,
-            "forfeits": self.forfeits,
-        }
+        """Plain dict keyed by the column vocabulary (:data:`~arena.ratings.columns.
+        RATING_COLUMNS`; the name is ``"bot"``)."""
+        values = {"bot": self.name, **{k: getattr(self, k) for k in RATING_COLUMNS
+                                       if k != "bot"}}
+        return {k: values[k] for k in RATING_COLUMNS}
 
 
 @dataclass(frozen=True)
@@ -104,6 +100,15 @@ class RatingReport:
                 return h
         raise KeyError((a, b))
 
+    @property
+    def notes(self) -> list[str]:
+        """Warnings about the report: intervals resting on too few duplicate blocks
+        (:func:`~arena.ratings.columns.few_blocks_note`)."""
+        if not self.bootstrap:
+            return []
+        note = few_blocks_note({b.name: b.blocks for b in self.bots})
+        return [note] if note else []
+
     def report_rows(self) -> list[dict[str, Any]]:
         """The main table: one dict per bot, best first (see :meth:`BotRating.to_dict`)."""
         return [b.to_dict() for b in self.bots]
@@ -123,6 +128,7 @@ class RatingReport:
             },
             "matches": self.matches,
             "blocks": self.blocks,
+            "notes": self.notes,
             "bots": self.report_rows(),
             "los": (
                 None

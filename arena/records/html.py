@@ -1,41 +1,59 @@
 """A self-contained HTML replay page of a record (``arena replay RECORD --html OUT.html``).
 
-One file, inline CSS and JavaScript, no network: the table with the three seats' cards, the
-cards on the table, tricks won vs target, scores, and a per-hand score sheet. The page steps
-through every decision (buttons, arrow keys Left/Right, Home/End, PageUp/PageDown per hand);
-the URL fragment ``#step=N`` (0-based) selects the step shown, so ``chromium --headless
---dump-dom 'file:///.../replay.html#step=40'`` renders step 40.
+One file, inline CSS, JavaScript and SVG, no network. The page shows the card table (the three
+hands, the kitty and the discards, the cards on the table, tricks won vs target, scores), the
+exchange as cards flying between hands, a trick history of the current hand (leader, cards in
+order, winner), a clickable move list with each decision's think time and faults, a step
+slider, a per-hand score sheet and an inline-SVG chart of the match scores. Navigation: the
+slider, the move list, buttons, arrow keys Left/Right, Home/End, PageUp/PageDown per hand; the
+URL fragment ``#step=N`` (0-based; ``&view=all|0|1|2`` picks the perspective) selects what is
+shown, so ``chromium --headless --dump-dom 'file:///.../replay.html#step=40'`` renders step 40.
 
-Frames are computed here by re-simulating the match with the engine (one frame at the start of
-each hand plus one after each decision), so the page holds no rules code. With ``seat=S`` the
-frames show only what seat S knew (others' cards as ``??``, from ``state.view(S)``).
+Frames are computed here by re-simulating the match with the engine
+(:mod:`arena.records.html_frames`), so the page holds no rules code. A full page embeds four
+perspectives (all cards, and each seat's view from ``state.view(seat)``) and switches between
+them in the page; with ``seat=S`` only seat S's perspective is embedded, so the file holds
+nothing seat S did not know.
 
-Safety: the page is rendered by jinja2 with autoescape (names in markup are escaped) and the
-frame data is embedded as JSON in a ``<script type="application/json">`` block with ``<``, ``>``,
-``&``, U+2028 and U+2029 written as ``\\uXXXX``, so no bot name can close the script element;
-the script only ever writes names with ``textContent``.
+Safety: the page is rendered by jinja2 with autoescape (names in markup are escaped, and
+every value made printable by :func:`arena.safetext.html_finalize`); the data is embedded as JSON
+in a ``<script type="application/json">`` block with ``<``, ``>``, ``&`` and every control,
+format and line/paragraph-separator character written as a ``\\uXXXX`` escape (no raw ESC
+byte, no way to close the script element); the script writes bot-supplied text only with
+``textContent``.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 
-from ..rules import MISERE, card_str, contract_name, parse_action
-from ..rules import parse_card as _card
-from ..rules.cards import rank_of, suit_of
+from ..safetext import html_finalize
+from .html_frames import key_of, perspective_data, public_data
 from .html_template import TEMPLATE
-from .models import HandRecord, MatchRecord
-from .simulate import Replayer, Step, deal_from_seats
-from .text import clean, event_text, seat_labels
-from .verify import rules_of, verify_record
+from .models import MatchRecord
+from .text import clean, seat_labels
+from .verify import verify_record
+
+_UNSAFE = re.compile("[<>&\u2028\u2029]|[^\x20-\x7e]")
+
+
+def _escape(m: re.Match) -> str:
+    ch = m.group(0)
+    if ch in "<>&\u2028\u2029" or unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs"):
+        if ord(ch) > 0xFFFF:  # as a UTF-16 surrogate pair, as JSON wants
+            v = ord(ch) - 0x10000
+            return f"\\u{0xD800 + (v >> 10):04x}\\u{0xDC00 + (v & 0x3FF):04x}"
+        return f"\\u{ord(ch):04x}"
+    return ch
 
 
 def script_json(data: object):  # noqa: ANN201 - markupsafe.Markup
-    """JSON safe to embed inside a ``<script>`` element (no ``</script>``, no ``<!--``)."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    for ch, esc in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
-                    ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
-        text = text.replace(ch, esc)
+    """JSON safe to embed inside a ``<script>`` element: no ``</script>``, no ``<!--``, and no
+    raw control/format/separator character (each is a ``\\uXXXX`` escape, so the text parses
+    to the same value)."""
+    text = _UNSAFE.sub(_escape, json.dumps(data, ensure_ascii=False, separators=(",", ":")))
     from markupsafe import Markup  # jinja2's dependency; imported late (optional for text)
     return Markup(text)
 
@@ -44,7 +62,7 @@ def render_html(record: MatchRecord, *, seat: int | None = None, verify: bool = 
     """The replay page of ``record`` as one HTML document (text).
 
     Args:
-        seat: show only what this seat (0..2) knew; None shows every hand.
+        seat: embed only what this seat (0..2) knew; None embeds all four perspectives.
         verify: run :func:`verify_record` first.
 
     Raises:
@@ -55,101 +73,72 @@ def render_html(record: MatchRecord, *, seat: int | None = None, verify: bool = 
     if verify:
         verify_record(record)
     data = page_data(record, seat)
+    labels = data["names"]
     import jinja2  # imported here so text replays work without it
-    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined,
+                             finalize=html_finalize)   # no control or bidi character on the page
     h = record.header
     return env.from_string(TEMPLATE).render(
-        title=f"358 Arena replay: {clean(h.match_id)}", header=h, labels=data["names"],
-        seat=seat, result=record.result, data=script_json(data))
+        title=f"358 Arena replay: {clean(h.match_id)}", header=h, labels=labels,
+        seat=seat, result=record.result, chart=score_chart(record, labels),
+        versions=[clean(s.version) for s in h.seats],
+        reasons=[clean(s.forfeit_reason or "") for s in h.seats],
+        persp=data["persp"], data=script_json(data))
 
 
 def page_data(record: MatchRecord, seat: int | None = None) -> dict:
-    """The JSON the page renders: ``names``, ``view`` (seat or None), ``hands`` (summary per
-    hand), ``frames`` (one per step: ``h`` hand index, ``cap`` caption, ``hands`` cards per
-    seat or None when hidden, ``sizes``, ``trick`` [[seat, card]], ``winner``, ``won``,
-    ``need``, ``scores``, ``contract``, ``tno`` tricks completed, ``end`` the hand is over)."""
+    """The JSON the page renders (see :mod:`arena.records.html_frames` for the shapes).
+
+    Keys: ``names`` labels by seat, ``view`` the only seat of a ``seat=S`` page or None,
+    ``match``, ``persp`` the perspective keys embedded (``["all", "0", "1", "2"]``, or
+    ``["S"]`` for a seat page), ``hands`` and ``steps`` (public, :func:`public_data`),
+    ``views`` perspective key -> :func:`perspective_data`, ``seats`` per seat ``faults``,
+    ``think_ms`` total and ``asked`` decisions, ``chart`` the x position of each hand's
+    column in the score chart (``x``, SVG units, index 0 = start of the match).
+    """
     labels = list(seat_labels(record.names))
-    cfg = rules_of(record)
-    deals = {hr.hand: deal_from_seats(tuple(tuple(map(_card, hr.dealt[s])) for s in range(3)),
-                                      hr.roles, tuple(map(_card, hr.kitty)))
-             for hr in record.hands}
-    rep = Replayer(cfg, record.header.seed.to_seed(), deals, seat=seat)
-    frames: list[dict] = []
-    hands: list[dict] = []
-    for i, hr in enumerate(record.hands):
-        hands.append({"hand": hr.hand, "dealer": hr.dealer, "declarer": hr.declarer,
-                      "contract": hr.contract, "targets": list(hr.targets),
-                      "points": list(hr.points), "scores": list(hr.scores)})
-        _hand_frames(rep, hr, i, labels, seat, frames)
+    persp = [None, 0, 1, 2] if seat is None else [seat]
+    chart = score_chart(record, labels)
     return {"names": labels, "view": seat, "match": clean(record.header.match_id),
-            "hands": hands, "frames": frames}
+            "persp": [key_of(p) for p in persp], **public_data(record),
+            "views": {key_of(p): perspective_data(record, labels, p) for p in persp},
+            "seats": [{"faults": s.faults, "think_ms": s.think_ms, "asked": s.decisions_asked}
+                      for s in record.header.seats],
+            "chart": {"x": chart["x"]}}
 
 
-def _hand_frames(rep: Replayer, hr: HandRecord, index: int, labels: list[str],
-                 seat: int | None, frames: list[dict]) -> None:
-    st = rep.state
-    need = list(hr.targets)
-    scores_before = list(st.scores)
-    if seat is None:
-        start_hands = [sorted(map(_card, hr.dealt[s])) for s in range(3)]
-    else:
-        v = rep.view(seat)
-        start_hands = [list(v.hand) if s == seat else None for s in range(3)]
-    base = {"h": index, "need": need, "contract": None, "tno": 0, "end": False}
-    frames.append({**base, "cap": f"Hand {hr.hand}: dealt; dealer {labels[hr.dealer]}, "
-                   f"declarer {labels[hr.declarer]}",
-                   "hands": [None if c is None else _texts(c, len(hr.dealt[s]))
-                             for s, c in enumerate(start_hands)],
-                   "sizes": [len(hr.dealt[s]) for s in range(3)], "trick": [],
-                   "winner": None, "won": [0, 0, 0], "scores": scores_before})
-    contract, tno = None, 0
-    for d in hr.decisions:
-        step = rep.step(parse_action(d.action))
-        if step.contract is not None:
-            contract = contract_name(step.contract)
-            if step.contract == MISERE:
-                need = list(hr.limits)
-        if step.trick is not None:
-            tno = step.trick[0]
-        cap = _caption(step, d, labels, seat, rep)
-        t = step.table
-        frames.append({
-            "h": index, "cap": cap, "need": need, "contract": contract, "tno": tno,
-            "end": step.hand_end is not None,
-            "hands": [None if c is None else _texts(c, n) for c, n in zip(t.hands, t.sizes)],
-            "sizes": list(t.sizes), "trick": [[s, card_str(c)] for s, c in t.trick],
-            "winner": t.winner, "won": list(t.tricks_won), "scores": list(t.scores)})
+#: score chart geometry (SVG user units) and the seat colours (colour-blind safe, Okabe-Ito)
+CHART_W, CHART_H, CHART_PAD = 640, 220, 36
+COLOURS = ("#0072b2", "#d55e00", "#009e73")
 
 
-def _texts(cards, size: int) -> list[str | None]:  # noqa: ANN001 - card ints
-    """Card texts by suit (S H D C), high to low within a suit, padded with None (shown as
-    ``??``) up to ``size`` for own cards not yet seen (six-contracts declarer's first 6)."""
-    out: list[str | None] = [card_str(c) for c in sorted(cards, key=lambda c: (suit_of(c),
-                                                                               -rank_of(c)))]
-    return out + [None] * (size - len(out))
+def score_chart(record: MatchRecord, labels: list[str]) -> dict:
+    """Geometry of the per-hand match-score chart (inline SVG drawn by the template).
 
+    Returns ``x`` (x of "start" then of each hand), ``lines`` per seat {``name``, ``colour``,
+    ``points`` "x,y ..." polyline, ``dots`` [(x, y, title)]}, ``yticks`` [(y, label)],
+    ``xticks`` [(x, label)], ``zero`` y of score 0, and the size ``w``, ``h``.
+    """
+    series = [[0] + [hr.scores[s] for hr in record.hands] for s in range(3)]
+    lo, hi = min(0, *map(min, series)), max(1, *map(max, series))
+    n = len(record.hands)
+    left, right, top, bottom = CHART_PAD + 8, CHART_W - 12, 12, CHART_H - 28
 
-def _caption(step: Step, d, labels: list[str], seat: int | None,  # noqa: ANN001
-             rep: Replayer) -> str:
-    who = labels[step.seat]
-    if step.kind == "play":
-        text = f"{who} plays {card_str(step.action)}"
-    elif step.discard is not None:
-        text = f"{who} discards " + (card_str(step.action) if seat in (None, step.seat)
-                                     else "a card")
-    elif step.contract is not None:
-        text = f"{who} chooses {contract_name(step.contract)}"
-    else:
-        events = step.events
-        if seat is not None and events:
-            events = rep.view(seat).exchange_events[-len(events):]
-        text = "; ".join(event_text(e, labels) for e in events) or f"{who} exchanges"
-    if step.trick is not None:
-        k, tr = step.trick
-        text += f"; {labels[tr.winner]} wins trick {k}"
-    if step.hand_end is not None:
-        pts = ", ".join(f"{labels[s]} {p:+d}" for s, p in enumerate(step.hand_end.points))
-        text += f"; hand over: {pts}"
-    if d.fault is not None and seat in (None, d.seat):
-        text += f"; FAULT by {who}: {d.fault}" + (f" ({clean(d.detail)})" if d.detail else "")
-    return text
+    def xy(i: int, v: int) -> tuple[float, float]:
+        x = left + (right - left) * i / max(1, n)
+        return round(x, 1), round(bottom - (bottom - top) * (v - lo) / (hi - lo), 1)
+
+    step = max(1, -(-(hi - lo) // 5))
+    yticks = [(xy(0, v)[1], str(v)) for v in range(lo - lo % step, hi + 1, step) if v >= lo]
+    every = max(1, -(-n // 12))
+    xticks = [(xy(i, 0)[0], str(i)) for i in range(0, n + 1, every)]
+    lines = []
+    for s in range(3):
+        pts = [xy(i, v) for i, v in enumerate(series[s])]
+        dots = [(x, y, f"{labels[s]}: {series[s][i]} after hand {i}" if i
+                 else f"{labels[s]}: 0 at the start") for i, (x, y) in enumerate(pts)]
+        lines.append({"name": labels[s], "colour": COLOURS[s],
+                      "points": " ".join(f"{x},{y}" for x, y in pts), "dots": dots})
+    return {"x": [xy(i, 0)[0] for i in range(n + 1)], "lines": lines, "yticks": yticks,
+            "xticks": xticks, "zero": xy(0, 0)[1], "w": CHART_W, "h": CHART_H,
+            "left": left, "right": right, "top": top, "bottom": bottom}

@@ -1,12 +1,21 @@
 """The jinja2 template of the HTML replay page (rendered with autoescape by
-:mod:`arena.records.html`). Kept in a module, not a data file, so it ships with the package.
+:mod:`arena.records.html`; the script is :data:`arena.records.html_script.SCRIPT`). Kept in
+modules, not data files, so they ship with the package.
 
 Template variables: ``title``, ``header`` (RecordHeader), ``labels`` (display names by seat),
-``seat`` (viewing seat or None), ``result`` (RecordResult), ``data`` (frames JSON, pre-escaped
-by ``script_json``). DOM hooks used by tests: ``body[data-step]``, ``body[data-hand]``,
-``#trick .tcard[data-seat][data-card]``, ``.seat[data-seat] .won[data-won]``,
-``.seat .cards .card[data-card]``, ``#caption``.
+``versions``, ``reasons`` (cleaned per seat), ``seat`` (the seat of a seat page or None),
+``result`` (RecordResult), ``chart`` (:func:`arena.records.html.score_chart`), ``persp``
+(perspective keys), ``data`` (the JSON, pre-escaped by ``script_json``).
+
+DOM hooks (used by tests and documented in docs/records.md): ``body[data-step]``,
+``body[data-hand]``, ``body[data-view]``; ``.seat[data-seat]`` with ``.won[data-won]`` and
+``.cards .card[data-card]`` (face-down cards are ``.card.back`` without ``data-card``);
+``#trick .tcard[data-seat][data-card]``; ``#kitty .card``, ``#discards .card``;
+``#tricks li[data-step][data-winner]``; ``#moves li[data-step]``; ``#slider``;
+``#persp button[data-view]``; ``#caption``; ``#chart``; ``.fly`` (a card in flight).
 """
+
+from .html_script import SCRIPT
 
 TEMPLATE = r"""<!doctype html>
 <html lang="en">
@@ -16,12 +25,20 @@ TEMPLATE = r"""<!doctype html>
 <title>{{ title }}</title>
 <style>
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1em; color: #222; background: #fafafa; }
-h1 { font-size: 1.3em; margin: 0 0 .3em; }
+h1 { font-size: 1.3em; margin: 0 0 .3em; overflow-wrap: anywhere; }
+h2 { font-size: 1.05em; margin: .8em 0 .3em; }
 table { border-collapse: collapse; margin: .5em 0; }
 td, th { border: 1px solid #ccc; padding: 2px 8px; text-align: left; }
-#table { display: grid; grid-template-columns: 1fr 1.2fr 1fr;
+td.num, th.num { text-align: right; }
+.meta { margin: 0 0 .5em; }
+#persp { margin: .4em 0; } #persp button { font-size: .95em; margin-right: 4px; }
+#persp button[aria-pressed="true"] { background: #1f6b3a; color: #fff; border-color: #1f6b3a; }
+#layout { display: grid; grid-template-columns: minmax(0, 1100px) minmax(260px, 360px);
+          gap: 12px; align-items: start; }
+@media (max-width: 1000px) { #layout { grid-template-columns: minmax(0, 1fr); } }
+#table { display: grid; grid-template-columns: 1fr 1.3fr 1fr;
          grid-template-areas: "left center right" "bottom bottom bottom";
-         gap: 10px; background: #1f6b3a; padding: 12px; border-radius: 10px; max-width: 1100px; }
+         gap: 10px; background: #1f6b3a; padding: 12px; border-radius: 10px; }
 .seat { background: #f4f4ee; border-radius: 8px; padding: 6px 8px; min-height: 80px; }
 .seat.pos-left { grid-area: left; } .seat.pos-right { grid-area: right; }
 .seat.pos-bottom { grid-area: bottom; }
@@ -30,37 +47,70 @@ td, th { border: 1px solid #ccc; padding: 2px 8px; text-align: left; }
 .seat .info span { margin-right: 1em; }
 #center { grid-area: center; background: #28814a; border-radius: 8px; color: #fff;
           padding: 8px; min-height: 120px; }
-#trick { display: flex; gap: 8px; flex-wrap: wrap; margin-top: 6px; }
+#trick { display: flex; gap: 8px; flex-wrap: wrap; margin-top: 6px; min-height: 3.2em; }
 .tcard { background: #fff; color: #222; border-radius: 6px; padding: 4px 6px; min-width: 4em; }
 .tcard.win { outline: 3px solid #f3c623; }
 .tcard .who { font-size: .8em; display: block; overflow-wrap: anywhere; }
+.pile { margin-top: 8px; } .pile .lbl { font-size: .85em; overflow-wrap: anywhere; }
 .cards { display: flex; flex-wrap: wrap; gap: 3px; margin-top: 4px; }
-.card { display: inline-block; background: #fff; border: 1px solid #999; border-radius: 4px;
-        padding: 1px 4px; font-weight: bold; min-width: 2.2em; text-align: center; }
-.red { color: #c21; } .hidden { background: #8aa; color: #fff; }
-#controls { margin: 10px 0; } #controls button { font-size: 1em; margin-right: 4px; }
-#caption { font-size: 1.05em; min-height: 1.4em; }
+.card { display: inline-block; background: #fff; color: #222; border: 1px solid #999;
+        border-radius: 4px; padding: 1px 4px; font-weight: bold; min-width: 2.2em;
+        text-align: center; }
+.card.red { color: #c21; }
+.card.back { background: repeating-linear-gradient(45deg, #35609a, #35609a 4px, #4a78b5 4px,
+             #4a78b5 8px); color: #dfe8f5; }
+.card.kc { box-shadow: inset 0 -3px 0 #f3c623; }
+.card.got { animation: got 1.2s ease-out; }
+@keyframes got { from { background: #f3c623; transform: translateY(-6px); } to { } }
+.fly { position: fixed; z-index: 10; pointer-events: none; box-shadow: 0 3px 8px #0006; }
+@media (prefers-reduced-motion: reduce) { .card.got { animation: none; } }
+#controls { margin: 10px 0 4px; display: flex; flex-wrap: wrap; gap: 4px; align-items: center; }
+#controls button { font-size: 1em; }
+#slider { width: 100%; margin: 4px 0; }
+#caption { font-size: 1.05em; min-height: 1.4em; margin: .3em 0; }
+#side { background: #fff; border: 1px solid #ddd; border-radius: 8px; padding: 6px 10px; }
+#side ol { margin: 0; padding-left: 2.8em; max-height: 18em; overflow-y: auto; }
+#side li { cursor: pointer; padding: 1px 2px; border-radius: 3px; }
+#side li:hover { background: #eef4ff; }
+#side li.cur { background: #fff3bf; }
+#moves li.future { color: #888; }
+#side li.none { list-style: none; cursor: default; }
+.ms { color: #666; font-size: .85em; margin-left: .4em; }
+.fault { color: #fff; background: #c21; border-radius: 3px; padding: 0 4px; font-size: .8em;
+         margin-left: .4em; }
+#tricks .tc { margin-right: .25em; }
+#tricks .tc.win .card { outline: 3px solid #f3c623; }
+#tricks .who { overflow-wrap: anywhere; }
+#exlog { font-size: .9em; }
 tr.current { background: #fff3bf; }
+#chart { max-width: 100%; height: auto; background: #fff; border: 1px solid #ddd; }
+#chart text { font-size: 11px; fill: #444; }
+.legend span { margin-right: 1.2em; overflow-wrap: anywhere; }
+.legend i { display: inline-block; width: 1.4em; height: 3px; vertical-align: middle;
+            margin-right: .3em; }
 </style>
 </head>
-<body data-step="0" data-hand="1">
+<body data-step="0" data-hand="1" data-view="{{ persp[0] }}">
 <h1>{{ title }}</h1>
-<p>preset <b>{{ header.preset }}</b> &middot; seed {{ header.seed.type }}:{{ header.seed.value }}
-&middot; {{ result.hands }} hands &middot; termination {{ header.termination }}
+<p class="meta">preset <b>{{ header.preset }}</b> &middot; seed {{ header.seed.type }}:{{ header.seed.value }}
+&middot; {{ result.hands }} hand{{ "" if result.hands == 1 else "s" }} &middot; termination {{ header.termination }}
 ({{ header.end_reason }}) &middot; {{ header.started_at }} &ndash; {{ header.ended_at }}
 &middot; arena {{ header.arena_version }}, record v{{ header.schema_version }}
-{% if seat is not none %}&middot; <b>view of {{ labels[seat] }}</b> (hidden cards as ??){% endif %}</p>
-<table id="seats">
-<tr><th>seat</th><th>bot</th><th>version</th><th>faults</th><th>forfeit</th><th>score</th><th>place</th></tr>
-{% for s in header.seats %}<tr data-seat="{{ s.seat }}"><td>{{ s.seat }}</td><td>{{ labels[s.seat] }}</td>
-<td>{{ s.version }}</td><td>{{ s.faults }}</td><td>{{ s.forfeit_reason or "" }}</td>
-<td>{{ result.scores[s.seat] }}</td><td>{{ result.placings[s.seat] }}</td></tr>
-{% endfor %}</table>
+{% if seat is not none %}&middot; <b>view of {{ labels[seat] }}</b> (this file holds only what
+this seat knew; hidden cards face down as ??){% endif %}</p>
+<div id="persp" role="group" aria-label="perspective">show:
+{% for k in persp %}<button type="button" data-view="{{ k }}" aria-pressed="false">{% if k == "all" %}all cards{% else %}seat {{ k }}: {{ labels[k|int] }}{% endif %}</button>
+{% endfor %}</div>
+<div id="layout">
+<div id="main">
 <div id="table">
 {% for s in range(3) %}<div class="seat" data-seat="{{ s }}"><div class="name"></div>
 <div class="info"><span class="role"></span><span class="won"></span><span class="score"></span></div>
 <div class="cards"></div></div>
-{% endfor %}<div id="center"><div id="status"></div><div id="trick"></div></div>
+{% endfor %}<div id="center"><div id="status"></div><div id="trick"></div>
+<div id="kitty" class="pile"><div class="lbl"></div><div class="cards"></div></div>
+<div id="discards" class="pile"><div class="lbl"></div><div class="cards"></div></div>
+</div>
 </div>
 <div id="controls">
 <button id="b-first" title="first step (Home)">|&#x25C0; first</button>
@@ -71,122 +121,41 @@ tr.current { background: #fff3bf; }
 <button id="b-nexthand" title="next hand (PageDown)">hand &raquo;</button>
 <button id="b-last" title="last step (End)">last &#x25B6;|</button>
 </div>
-<p id="caption"></p>
+<input type="range" id="slider" min="0" max="0" value="0" aria-label="step">
+<p id="caption" aria-live="polite"></p>
+</div>
+<div id="side">
+<h2>Tricks this hand</h2><ol id="tricks"></ol>
+<h2>Moves this hand</h2><ol id="moves" start="0"></ol>
+<h2>Exchange</h2><ol id="exlog"></ol>
+</div>
+</div>
+<h2>Seats</h2>
+<table id="seats">
+<tr><th>seat</th><th>bot</th><th>version</th><th class="num">faults</th><th>forfeit</th>
+<th class="num">think time (s)</th><th class="num">ms per decision</th><th class="num">score</th><th class="num">place</th></tr>
+{% for s in header.seats %}<tr data-seat="{{ s.seat }}"><td>{{ s.seat }}</td><td>{{ labels[s.seat] }}</td>
+<td>{{ versions[s.seat] }}</td><td class="num">{{ s.faults }}</td><td>{{ reasons[s.seat] }}</td>
+<td class="num">{{ "%.2f"|format(s.think_ms / 1000) }}</td>
+<td class="num">{{ "%.1f"|format(s.think_ms / s.decisions_asked) if s.decisions_asked else "-" }}</td>
+<td class="num">{{ result.scores[s.seat] }}</td><td class="num">{{ result.placings[s.seat] }}</td></tr>
+{% endfor %}</table>
+<h2>Scores</h2>
+<div class="legend">{% for ln in chart.lines %}<span><i style="background: {{ ln.colour }}"></i>{{ ln.name }}</span>{% endfor %}</div>
+<svg id="chart" xmlns="http://www.w3.org/2000/svg" width="{{ chart.w }}" height="{{ chart.h }}"
+     viewBox="0 0 {{ chart.w }} {{ chart.h }}" role="img" aria-label="match score after each hand">
+{% for y, t in chart.yticks %}<line x1="{{ chart.left }}" x2="{{ chart.right }}" y1="{{ y }}" y2="{{ y }}" stroke="#eee"/>
+<text x="{{ chart.left - 4 }}" y="{{ y + 4 }}" text-anchor="end">{{ t }}</text>
+{% endfor %}<line x1="{{ chart.left }}" x2="{{ chart.right }}" y1="{{ chart.zero }}" y2="{{ chart.zero }}" stroke="#999"/>
+{% for x, t in chart.xticks %}<text x="{{ x }}" y="{{ chart.bottom + 16 }}" text-anchor="middle">{{ t }}</text>
+{% endfor %}<text x="{{ chart.right }}" y="{{ chart.h - 1 }}" text-anchor="end">hand</text>
+<line id="chart-cur" x1="{{ chart.left }}" x2="{{ chart.left }}" y1="{{ chart.top }}" y2="{{ chart.bottom }}" stroke="#f3c623" stroke-width="6" opacity=".6"/>
+{% for ln in chart.lines %}<polyline fill="none" stroke="{{ ln.colour }}" stroke-width="2" points="{{ ln.points }}"/>
+{% for x, y, t in ln.dots %}<circle cx="{{ x }}" cy="{{ y }}" r="3" fill="{{ ln.colour }}"><title>{{ t }}</title></circle>
+{% endfor %}{% endfor %}</svg>
 <table id="sheet"><thead></thead><tbody></tbody></table>
 <script type="application/json" id="replay-data">{{ data }}</script>
-<script>
-"use strict";
-(function () {
-  var D = JSON.parse(document.getElementById("replay-data").textContent);
-  var F = D.frames, N = F.length, step = 0;
-  var SUIT = {S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663"};
-  var me = D.view === null ? 0 : D.view;
-  var pos = {};
-  pos[me] = "bottom"; pos[(me + 1) % 3] = "left"; pos[(me + 2) % 3] = "right";
-  function el(tag, cls, text) {
-    var e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined) e.textContent = text;
-    return e;
-  }
-  function cardEl(c) {
-    if (c === null) return el("span", "card hidden", "??");
-    var suit = c.slice(-1), e = el("span", "card", c.slice(0, -1) + SUIT[suit]);
-    if (suit === "H" || suit === "D") e.className += " red";
-    e.setAttribute("data-card", c);
-    return e;
-  }
-  function clear(e) { while (e.firstChild) e.removeChild(e.firstChild); }
-  function parseStep() {
-    var m = /(?:^|[#&?])step=(\d+)/.exec(location.hash || "");
-    return m ? Math.max(0, Math.min(N - 1, parseInt(m[1], 10))) : 0;
-  }
-  function renderSheet(f) {
-    var head = document.querySelector("#sheet thead"), body = document.querySelector("#sheet tbody");
-    clear(head); clear(body);
-    var tr = el("tr");
-    ["hand", "contract"].concat(D.names).forEach(function (t) { tr.appendChild(el("th", "", t)); });
-    head.appendChild(tr);
-    D.hands.forEach(function (h, i) {
-      if (i > f.h) return;
-      var done = i < f.h || f.end;
-      var row = el("tr", i === f.h ? "current" : "");
-      row.appendChild(el("td", "", String(h.hand)));
-      row.appendChild(el("td", "", i < f.h || f.contract ? (h.contract || "-") : ""));
-      for (var s = 0; s < 3; s++) {
-        var p = h.points[s];
-        row.appendChild(el("td", "", done ? (p > 0 ? "+" : "") + p + " (" + h.scores[s] + ")" : ""));
-      }
-      body.appendChild(row);
-    });
-  }
-  function render() {
-    var f = F[step], h = D.hands[f.h];
-    document.body.setAttribute("data-step", String(step));
-    document.body.setAttribute("data-hand", String(h.hand));
-    var seats = document.querySelectorAll("#table .seat");
-    for (var i = 0; i < seats.length; i++) {
-      var box = seats[i], s = parseInt(box.getAttribute("data-seat"), 10);
-      box.className = "seat pos-" + pos[s];
-      box.querySelector(".name").textContent = D.names[s] + (D.view === s ? " (view)" : "");
-      var role = s === h.dealer ? "dealer" : "";
-      if (s === h.declarer) role += (role ? ", " : "") + "declarer";
-      box.querySelector(".role").textContent = role;
-      var won = box.querySelector(".won");
-      won.textContent = "tricks " + f.won[s] + "/" + f.need[s];
-      won.setAttribute("data-won", String(f.won[s]));
-      box.querySelector(".score").textContent = "score " + f.scores[s];
-      var cards = box.querySelector(".cards");
-      clear(cards);
-      if (f.hands[s] === null) { for (var k = 0; k < f.sizes[s]; k++) cards.appendChild(cardEl(null)); }
-      else f.hands[s].forEach(function (c) { cards.appendChild(cardEl(c)); });
-    }
-    document.getElementById("status").textContent = "Hand " + h.hand +
-      (f.contract ? " \u00b7 " + f.contract : "") + " \u00b7 tricks played " + f.tno;
-    var trick = document.getElementById("trick");
-    clear(trick);
-    f.trick.forEach(function (sc) {
-      var t = el("div", "tcard" + (f.winner === sc[0] ? " win" : ""));
-      t.setAttribute("data-seat", String(sc[0]));
-      t.setAttribute("data-card", sc[1]);
-      t.appendChild(el("span", "who", D.names[sc[0]]));
-      t.appendChild(cardEl(sc[1]));
-      trick.appendChild(t);
-    });
-    document.getElementById("caption").textContent = f.cap;
-    document.getElementById("pos").textContent = "step " + step + " / " + (N - 1);
-    renderSheet(f);
-  }
-  function go(n) {
-    step = Math.max(0, Math.min(N - 1, n));
-    try { history.replaceState(null, "", "#step=" + step); } catch (e) { /* file: URL */ }
-    render();
-  }
-  function handStart(dir) {
-    var h = F[step].h + dir, i;
-    if (dir < 0 && step > 0 && F[step - 1].h === F[step].h) h = F[step].h;
-    for (i = 0; i < N; i++) if (F[i].h === h) return go(i);
-    go(dir < 0 ? 0 : N - 1);
-  }
-  document.getElementById("b-first").onclick = function () { go(0); };
-  document.getElementById("b-last").onclick = function () { go(N - 1); };
-  document.getElementById("b-prev").onclick = function () { go(step - 1); };
-  document.getElementById("b-next").onclick = function () { go(step + 1); };
-  document.getElementById("b-prevhand").onclick = function () { handStart(-1); };
-  document.getElementById("b-nexthand").onclick = function () { handStart(1); };
-  document.addEventListener("keydown", function (ev) {
-    var k = {ArrowRight: 1, ArrowLeft: -1}[ev.key];
-    if (k) { go(step + k); ev.preventDefault(); }
-    else if (ev.key === "Home") go(0);
-    else if (ev.key === "End") go(N - 1);
-    else if (ev.key === "PageDown") handStart(1);
-    else if (ev.key === "PageUp") handStart(-1);
-  });
-  window.addEventListener("hashchange", function () { step = parseStep(); render(); });
-  step = parseStep();
-  render();
-})();
-</script>
+<script>{% raw %}""" + SCRIPT + r"""{% endraw %}</script>
 </body>
 </html>
 """

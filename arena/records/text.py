@@ -15,8 +15,8 @@ as ``\\u....`` escapes (a name must not rewrite the terminal). Duplicate names g
 
 from __future__ import annotations
 
-import unicodedata
-
+from ..safetext import printable
+from ..wording import plural
 from ..rules import (MISERE, SUITS, Decision, ExchangeEvent, card_str, contract_name,
                      parse_action)
 from ..rules import parse_card as _card
@@ -28,15 +28,9 @@ from .verify import rules_of, verify_record
 HIDDEN = "??"
 
 
-def clean(text: str) -> str:
-    """``text`` with control, format (bidi) and line-separator characters escaped."""
-    out = []
-    for ch in text:
-        if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") and ch != "\u200d":
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    return "".join(out)
+#: ``text`` with control, format (bidi) and line-separator characters escaped (the arena's one
+#: helper for that, :func:`arena.safetext.printable`)
+clean = printable
 
 
 def seat_labels(names: tuple[str, ...]) -> tuple[str, str, str]:
@@ -120,8 +114,9 @@ class _Text:
                f"deals {h.deals}, arena {clean(h.arena_version)}, record v{h.schema_version}",
                "Seats: " + ", ".join(f"{s.seat} {L[s.seat]} ({clean(s.version) or '-'})"
                                      for s in h.seats),
-               f"Time: {clean(h.started_at)} to {clean(h.ended_at)}; {len(self.rec.hands)} "
-               f"hands; termination {h.termination} ({h.end_reason})"]
+               f"Time: {clean(h.started_at)} to {clean(h.ended_at)}; "
+               f"{plural(len(self.rec.hands), 'hand')}; termination {h.termination} "
+               f"({h.end_reason})"]
         for s in h.seats:
             if s.forfeited:
                 out.append(f"Forfeit: {L[s.seat]}: {clean(s.forfeit_reason or '')}")
@@ -237,7 +232,7 @@ class _Text:
     def final(self) -> list[str]:
         res, L = self.rec.result, self.L
         order = sorted(range(3), key=lambda s: (res.placings[s], s))
-        out = ["== Result ==", f"end: {res.end_reason} after {res.hands} hands",
+        out = ["== Result ==", f"end: {res.end_reason} after {plural(res.hands, 'hand')}",
                "scores: " + self.seats(res.scores),
                "placings: " + ", ".join(f"{res.placings[s]}. {L[s]}" for s in order)]
         if res.twelve_trick_winner is not None:

@@ -15,7 +15,7 @@ from .config import (DEFAULT_PRESET, OPTION_NAMES, PRESETS, RulesConfig, config_
                      make_config)
 from .deal import Deal, derive_seed, seeded_deal
 from .errors import (CardParseError, DealError, IllegalActionError, RulesConfigError,
-                     RulesError)
+                     RulesError, SeedError)
 from .exchange import ExchangeEvent
 from .history import HandSummary, TrickRecord
 from .state import MatchState
@@ -27,5 +27,6 @@ __all__ = [
     "DEFAULT_PRESET", "OPTION_NAMES", "PRESETS", "RulesConfig", "config_from_options",
     "make_config", "Deal",
     "derive_seed", "seeded_deal", "CardParseError", "DealError", "IllegalActionError",
-    "RulesConfigError", "RulesError", "ExchangeEvent", "HandSummary", "MatchState", "TrickRecord",
+    "RulesConfigError", "RulesError", "SeedError", "ExchangeEvent", "HandSummary", "MatchState",
+    "TrickRecord",
 ]

@@ -75,8 +75,13 @@ def action_str(action: int) -> str:
     """Stable text of an action code (see module table). Inverse of :func:`parse_action`.
 
     Raises:
-        CardParseError: when the code is not a valid action.
+        CardParseError: when the code is not a valid action (anything but an ``int`` in one of
+            the ranges above; ``bool`` is not an action).
     """
+    if type(action) is not int:
+        if isinstance(action, bool) or not isinstance(action, int):
+            raise CardParseError(f"not an action code: {action!r} (an action is an int)")
+        action = int(action)
     if 0 <= action < 52:
         return card_str(action)
     if CONTRACT_BASE <= action <= CONTRACT_BASE + MISERE:
@@ -102,8 +107,10 @@ def parse_action(text: str) -> int:
     """Parse the text form of an action (case-insensitive) into its code.
 
     Raises:
-        CardParseError: when the text is not an action.
+        CardParseError: when the text is not an action (or not a ``str``).
     """
+    if not isinstance(text, str):
+        raise CardParseError(f"not an action: {text!r} (an action text is a str)")
     t = text.strip().lower()
     if t in ("no-trump", "notrump", "nt"):
         return CONTRACT_BASE + NO_TRUMP

@@ -56,8 +56,10 @@ def parse_card(text: str) -> int:
     """Parse ``"10H"``, ``"AS"``, ``"2c"`` or ``"TH"`` (case-insensitive) into a card int.
 
     Raises:
-        CardParseError: when the text is not a card.
+        CardParseError: when the text is not a card (or not a ``str``).
     """
+    if not isinstance(text, str):
+        raise CardParseError(f"not a card: {text!r} (a card text is a str such as '10H')")
     t = text.strip().upper()
     if len(t) < 2 or t[-1] not in SUITS or t[:-1] not in _RANK_ALIASES:
         raise CardParseError(f"not a card: {text!r} (expected rank 2-10/J/Q/K/A + suit S/H/D/C, e.g. '10H')")
@@ -68,8 +70,10 @@ def parse_suit(text: str) -> int:
     """Parse a suit letter or name (``"H"``, ``"hearts"``) into 0..3.
 
     Raises:
-        CardParseError: when the text is not a suit.
+        CardParseError: when the text is not a suit (or not a ``str``).
     """
+    if not isinstance(text, str):
+        raise CardParseError(f"not a suit: {text!r} (expected one of S, H, D, C)")
     t = text.strip().lower()
     for i, (letter, name) in enumerate(zip(SUITS, SUIT_NAMES)):
         if t in (letter.lower(), name):
@@ -110,6 +114,8 @@ def parse_cards(text: str) -> list[int]:
     """Parse space/comma separated cards (``"AS 10H, 2C"``).
 
     Raises:
-        CardParseError: when any token is not a card.
+        CardParseError: when any token is not a card (or ``text`` is not a ``str``).
     """
+    if not isinstance(text, str):
+        raise CardParseError(f"not a list of cards: {text!r} (expected a str such as 'AS 10H')")
     return [parse_card(t) for t in text.replace(",", " ").split()]

@@ -14,9 +14,11 @@ Option reference (RULES.md section 3; seat roles S0 = dealer, S1 = next in play 
 ``targets``                 tricks each role must take, ``(S0, S1, S2)``; must sum to tricks/hand
 ``first_lead``              ``"S1"`` or ``"declarer"``
 ``no_trump``, ``misere``    extra contracts besides the four suits
-``contract_once``           each player may choose each contract at most once per match
+``contract_once``           each player may choose each contract at most once per cycle: once
+                            he has chosen all of them, all are open again (RULES.md dec. 16)
 ``declarer_view``           what the declarer sees when choosing: ``"kitty"`` (takes the kitty
-                            first, 20 cards), ``"hand"`` (16/17) or ``"first6"``
+                            first, 20 cards), ``"hand"`` (16/17) or ``"first6"`` (his first 6
+                            dealt cards; no exchange before the contract)
 ``kitty_shown``             kitty shown to all when taken (else only the declarer sees it)
 ``deal_pattern``            ``"packets"``, ``"singles"`` or ``"blato"`` (RULES.md section 6)
 ``exchange``                ``"none"``, ``"demand-suit"``, ``"pass-return-batch"``,
@@ -31,9 +33,13 @@ Option reference (RULES.md section 3; seat roles S0 = dealer, S1 = next in play 
 ``twelve_trick_win``        a player taking 12+ tricks in a non-misère hand wins the match
 ``end_score``               match ends when a total reaches ``+end_score`` (``None`` = off)
 ``end_score_either_sign``   ... or ``-end_score``
-``end_hands``               match ends after this many hands (hand limit / fixed hands)
-``tie_break``               first place shared at the end: ``"extra-hands"`` (up to
-                            ``tie_extra_hands`` more), ``"shared"``, or ``"continue"`` playing
+``end_hands``               match ends after this many hands (hand limit / fixed hands; a
+                            multiple of 3 with the six-contracts preset)
+``tie_break``               first place shared when an end condition (score or hands) holds:
+                            ``"extra-hands"`` (up to ``tie_extra_hands`` more hands, until it
+                            is not shared), ``"shared"`` (end, shared place), or
+                            ``"continue"`` (play on, conditions checked after every hand);
+                            see ``arena.rules.scoring.end_reason``
 ``hand_cap``                hard limit on hands; the match then ends by match score
 ==========================  ==================================================================
 """
@@ -174,7 +180,7 @@ def _validate(c: RulesConfig) -> None:
             raise _fail(name, getattr(c, name), "true or false")
     try:
         parse_card(c.removed_card)
-    except (CardParseError, AttributeError):
+    except CardParseError:
         raise _fail("removed_card", c.removed_card, "a card such as '2C'") from None
     _check_triple("targets", c.targets, c.tricks_per_hand)
     if c.misere_limits is not None:
@@ -196,6 +202,20 @@ def _validate(c: RulesConfig) -> None:
         if c.exchange != "none" and c.exchange_timing != "before-contract":
             raise RulesConfigError("declarer_view 'kitty' takes the kitty before the contract, so "
                                    "exchange_timing must be 'before-contract'")
+    if c.declarer_view == "first6" and c.exchange != "none" \
+            and c.exchange_timing == "before-contract":
+        # the declarer would exchange cards he may not see yet (RULES.md 5: six-contracts
+        # exchanges after the contract)
+        raise RulesConfigError(
+            f"declarer_view 'first6' cannot be combined with exchange {c.exchange!r} and "
+            "exchange_timing 'before-contract': the declarer sees only his first 6 cards until "
+            "he has chosen the contract, so the exchange must come after it (exchange_timing "
+            "'after-contract') or not at all (exchange 'none')")
+    if c.preset == "six-contracts" and c.end_hands is not None and c.end_hands % 3:
+        raise RulesConfigError(
+            f"rule option 'end_hands' {c.end_hands} is not a multiple of 3: a six-contracts "
+            "match is a fixed number of hands in which every player declares equally often "
+            "(RULES.md decision 16)")
 
 
 _BASE = RulesConfig()

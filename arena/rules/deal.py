@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from .cards import NUM_CARDS, format_cards, parse_card
 from .config import RulesConfig
-from .errors import DealError
+from .errors import DealError, SeedError
 
 ROLE_NAMES = ("S0", "S1", "S2")
 
@@ -69,17 +69,36 @@ class Deal:
         return "; ".join(parts + [f"kitty: {format_cards(self.kitty)}"])
 
 
+def check_seed(seed: object) -> None:
+    """Check that ``seed`` is a match seed: an ``int`` (not ``bool``), ``str`` or ``bytes``.
+
+    Raises:
+        SeedError: for anything else (``None``, ``True``, ``1.5``, a list ...).
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, str, bytes)):
+        raise SeedError(f"a seed is an int, str or bytes, got {type(seed).__name__} {seed!r}")
+
+
 def seed_bytes(seed: int | str | bytes) -> bytes:
-    """Canonical bytes of a match seed (int, str or bytes)."""
+    """Canonical bytes of a match seed (int, str or bytes).
+
+    Raises:
+        SeedError: when ``seed`` is of another type (see :func:`check_seed`).
+    """
     if isinstance(seed, bytes):
         return seed
-    if isinstance(seed, int):
-        return b"i" + str(seed).encode()
-    return b"s" + str(seed).encode()
+    if isinstance(seed, str):
+        return b"s" + seed.encode("utf-8", "surrogatepass")
+    check_seed(seed)
+    return b"i" + str(seed).encode()
 
 
 def derive_seed(*parts: int | str | bytes) -> bytes:
-    """SHA-256 of the parts (each canonicalised): seeds for tables, deals, fallbacks."""
+    """SHA-256 of the parts (each canonicalised): seeds for tables, deals, fallbacks.
+
+    Raises:
+        SeedError: when a part is not an int, str or bytes.
+    """
     h = hashlib.sha256()
     for p in parts:
         b = seed_bytes(p)

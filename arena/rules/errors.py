@@ -1,6 +1,6 @@
 """Typed errors of the rules engine.
 
-Both derive from :class:`ValueError` (as python-chess's ``IllegalMoveError`` does) so callers
+All derive from :class:`ValueError` (as python-chess's ``IllegalMoveError`` does) so callers
 that only know "bad value" still catch them.
 """
 
@@ -20,6 +20,11 @@ class RulesConfigError(RulesError):
 
 class CardParseError(RulesError):
     """A card or action string could not be parsed (e.g. ``"1X"``)."""
+
+
+class SeedError(RulesError):
+    """A match seed is not an ``int``, ``str`` or ``bytes`` (``bool``, ``None`` and ``float``
+    are refused: they would deal like an unrelated int or text)."""
 
 
 class DealError(RulesError):

@@ -12,8 +12,9 @@ player still owed (the up player names which, in the same decision). Mechanisms:
   nothing higher); a given trump is answered by a card of the down player's choice.
 - ``pass-return-batch`` (blato): the up player chooses all his cards first (successive
   decisions), then each is resolved in order as above, without the trump choice.
-- ``exchange_optional``: the up player may answer ``stop`` at any give decision; his remaining
-  exchanges lapse (six-contracts).
+- ``exchange_optional``: the up player may answer ``stop`` at any give decision (pass-and-return)
+  or demand decision (demand-suit), before his first card too; his remaining exchanges lapse
+  (six-contracts, RULES.md 7). In demand-suit a demanded card is always answered by a give-back.
 
 The functions here operate on a :class:`~arena.rules.state.MatchState` (this module is its
 exchange part, kept apart to keep modules small).
@@ -158,8 +159,9 @@ def legal(state: MatchState) -> list[int]:
     x = state.x
     d = state.decision
     if d is Decision.EXCHANGE_DEMAND:
-        return [demand_action(dn, s) for dn in range(3) if x.down_left[dn] > 0
-                for s in range(4) if not x.voids[dn] >> s & 1]
+        demands = [demand_action(dn, s) for dn in range(3) if x.down_left[dn] > 0
+                   for s in range(4) if not x.voids[dn] >> s & 1]
+        return demands + [STOP] if state.cfg.exchange_optional else demands
     if d is Decision.EXCHANGE_RETURN:
         return cards_of(state.hands[x.return_from])
     if state.cfg.exchange == "demand-suit":
@@ -179,6 +181,11 @@ def apply(state: MatchState, action: int) -> None:
     x = state.x
     d = state.decision
     ev = state.events
+    if action == STOP:
+        ev.append(ExchangeEvent("stop", x.up, None, None, None))
+        x.up_left = 0
+        _after_up(state)
+        return
     if d is Decision.EXCHANGE_DEMAND:
         down, suit = divmod(action - DEMAND_BASE, 4)
         card = highest_in_suit(state.hands[down], suit)
@@ -201,11 +208,6 @@ def apply(state: MatchState, action: int) -> None:
         x.voids = [0, 0, 0]
         x.give_to = None
         _settled(state, down)
-        return
-    if action == STOP:
-        ev.append(ExchangeEvent("stop", x.up, None, None, None))
-        x.up_left = 0
-        _after_up(state)
         return
     down, card = divmod(action - GIVE_BASE, 52)
     if state.cfg.exchange == "pass-return-batch":

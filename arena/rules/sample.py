@@ -26,7 +26,7 @@ from .actions import Decision
 from .cards import mask_of, parse_card
 from .errors import RulesError
 from .history import hand_steps
-from .state import MatchState
+from .state import MatchState, contracts_mask
 from .tricks import F1, F2, F3, FOLLOW_CODES
 from .view import View
 
@@ -194,6 +194,7 @@ def sample_state(view: View, rng: random.Random) -> MatchState:
     st._deal_source = None
     st._follow_cfg = FOLLOW_CODES[cfg.follow]
     st._next = (1, 2, 0) if cfg.direction == "clockwise" else (2, 0, 1)
+    st._all_contracts = contracts_mask(cfg)
     st.hand_number, st.dealer, st.roles = view.hand_number, view.dealer, view.roles
     st.seat_of_role = tuple(view.roles.index(r) for r in range(3))
     st.declarer, st.targets, st.limits = view.declarer, view.targets, view.limits

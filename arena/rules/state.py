@@ -16,21 +16,65 @@ The exchange logic lives in :mod:`arena.rules.exchange`, views in :mod:`arena.ru
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from . import exchange as xchg
 from . import scoring
-from .actions import CONTRACT_BASE, MISERE, NO_TRUMP, Decision, action_str, contract_action
+from .actions import (CONTRACT_BASE, MISERE, NO_TRUMP, Decision, action_str, contract_action,
+                      contract_name)
 from .cards import cards_of, mask_of
 from .config import RulesConfig
-from .deal import Deal, seeded_deal
-from .errors import IllegalActionError
+from .deal import Deal, check_seed, seeded_deal
+from .errors import IllegalActionError, RulesError
 from .history import HandSummary, TrickRecord, hand_steps
 from .tricks import F1, FOLLOW_CODES, legal_play_mask, trick_winner
 
 _PLAY = Decision.PLAY
 
 DealSource = Mapping[int, Deal] | Callable[[int], Deal | None] | None
+
+#: contract indexes (ascending) in each 6-bit contracts mask
+_CONTRACTS_IN = tuple(tuple(c for c in range(6) if m >> c & 1) for m in range(64))
+
+
+def contracts_mask(cfg: RulesConfig) -> int:
+    """Bitmask of the contract indexes of the rule set: the four suits (0..3), no-trump (4)
+    and misère (5) where enabled."""
+    return 0b1111 | (1 << NO_TRUMP if cfg.no_trump else 0) | (1 << MISERE if cfg.misere else 0)
+
+
+def replay_contracts(cfg: RulesConfig,
+                     chosen: Sequence[Sequence[int]]) -> list[int]:
+    """Per seat, the contracts mask of his current cycle after choosing ``chosen[seat]`` in
+    order (RULES.md decision 16; see :meth:`MatchState.from_position`).
+
+    Raises:
+        RulesError: when ``chosen`` does not hold 3 sequences of contract indexes of the rule
+            set, or with ``contract_once`` a contract repeats within a cycle.
+    """
+    full = contracts_mask(cfg)
+
+    def sequence(x: object) -> bool:
+        return isinstance(x, Sequence) and not isinstance(x, (str, bytes))
+    if not sequence(chosen) or len(chosen) != 3 or not all(map(sequence, chosen)):
+        raise RulesError("contracts_used must hold 3 sequences of contract indexes (one per "
+                         f"seat), got {chosen!r}")
+    out = []
+    for seat, seq in enumerate(chosen):
+        used = 0
+        for c in seq:
+            if type(c) is not int or not 0 <= c < 6 or not full >> c & 1:
+                names = ", ".join(map(contract_name, _CONTRACTS_IN[full]))
+                raise RulesError(f"contracts_used of seat {seat}: {c!r} is not a contract of "
+                                 f"these rules ({names})")
+            if cfg.contract_once and used >> c & 1:
+                raise RulesError(f"contracts_used of seat {seat}: {contract_name(c)} is chosen "
+                                 "twice in one cycle, which contract_once forbids")
+            used |= 1 << c
+            if used == full:
+                used = 0
+        out.append(used)
+    return out
 
 
 class MatchState:
@@ -43,15 +87,15 @@ class MatchState:
         kitty (tuple), kitty_taken, discards (list), trick (cards on the current trick),
         trick_seats, leader, tricks (list of TrickRecord this hand), tricks_won (per seat),
         scores (match score per seat), hand_points (list of per-seat tuples, one per hand),
-        prev_points (previous hand's points or None), contracts_used (per-seat bitmask of
-        contract indexes), events (ExchangeEvent list of this hand, full information),
-        deals (Deal per hand played so far), actions (every action code
+        prev_points (previous hand's points or None), contracts_used (per seat, bitmask of the
+        contract indexes chosen in his current cycle, RULES.md decision 16), events
+        (ExchangeEvent list of this hand, full information), deals (Deal per hand played so far), actions (every action code
         applied in the match, in order), completed_hands (HandSummary per finished hand),
         finished, end_reason, twelve_trick_winner.
     """
 
     __slots__ = (
-        "cfg", "_deal_source", "_seed", "_follow_cfg", "_next",
+        "cfg", "_deal_source", "_seed", "_follow_cfg", "_next", "_all_contracts",
         "hand_number", "dealer", "roles", "seat_of_role", "declarer", "targets", "limits",
         "contract", "trump", "follow", "hands", "first6", "kitty", "kitty_taken", "discards",
         "decision", "current_seat", "_steps", "_legal",
@@ -76,6 +120,7 @@ class MatchState:
 
         Raises:
             DealError: when an explicit deal does not fit ``cfg``.
+            SeedError: when ``seed`` is not an int, str or bytes.
         """
         if first_deal is not None:
             deals = {1: first_deal}
@@ -95,17 +140,28 @@ class MatchState:
             scores: match scores before this hand, per seat.
             prev_points: the previous hand's points per seat (they drive the card exchange);
                 None on hand 1.
-            contracts_used: per seat, contract indexes (0..5) already chosen in this match.
+            contracts_used: per seat, the contract indexes (0..5) he has chosen in this match so
+                far, in order; they are replayed into his current cycle (RULES.md decision 16:
+                once he has chosen every contract of the rule set, all are open again). A
+                set of the contracts of his current cycle (e.g. ``view.contracts_used``) is
+                such a sequence too.
 
         Raises:
             DealError: when an explicit deal does not fit ``cfg``.
-            ValueError: when ``hand_number`` < 1 or ``dealer`` is not 0..2.
+            SeedError: when ``seed`` is not an int, str or bytes.
+            RulesError: when ``hand_number`` is not an int >= 1, ``dealer`` not 0..2, or
+                ``contracts_used`` names a contract the rules do not have (or, with
+                ``contract_once``, one twice in a cycle).
         """
-        if hand_number < 1 or dealer not in (0, 1, 2):
-            raise ValueError(f"bad position: hand_number {hand_number}, dealer {dealer}")
+        check_seed(seed)
+        if type(hand_number) is not int or hand_number < 1 or type(dealer) is not int \
+                or dealer not in (0, 1, 2):
+            raise RulesError(f"bad position: hand_number {hand_number!r}, dealer {dealer!r} "
+                             "(expected an int >= 1 and 0, 1 or 2)")
         self = cls.__new__(cls)
         self.cfg = cfg
         self._seed = seed
+        self._all_contracts = contracts_mask(cfg)
         if deal is not None:
             deals = {hand_number: deal}
         self._deal_source = deals
@@ -114,7 +170,8 @@ class MatchState:
         self.scores = list(scores)
         self.hand_points = []
         self.prev_points = None if prev_points is None else tuple(prev_points)
-        self.contracts_used = [mask_of(c) for c in contracts_used] if contracts_used else [0, 0, 0]
+        self.contracts_used = [0, 0, 0] if contracts_used is None else \
+            replay_contracts(cfg, contracts_used)
         self.deals = []
         self.actions = []
         self.completed_hands = []
@@ -171,8 +228,9 @@ class MatchState:
         return legal
 
     def is_legal(self, action: int) -> bool:
-        """Whether ``action`` may be applied now (never raises)."""
-        if self.finished or not isinstance(action, int):
+        """Whether ``action`` may be applied now (never raises; anything but an ``int``,
+        ``bool`` included, is not an action)."""
+        if self.finished or type(action) is not int:
             return False
         if self.decision is _PLAY:
             return 0 <= action < 52 and bool(self._play_mask() >> action & 1)
@@ -195,14 +253,12 @@ class MatchState:
         return xchg.legal(self)
 
     def _contract_choices(self) -> list[int]:
-        cfg = self.cfg
-        options = [0, 1, 2, 3] + ([NO_TRUMP] if cfg.no_trump else []) + (
-            [MISERE] if cfg.misere else [])
-        if cfg.contract_once:
-            used = self.contracts_used[self.declarer]
-            fresh = [c for c in options if not used >> c & 1]
-            return fresh or options  # every contract used: the choice opens again
-        return options
+        """Contract indexes open to the declarer: all of the rule set, or with
+        ``contract_once`` those not chosen in his current cycle (RULES.md decision 16)."""
+        avail = self._all_contracts
+        if self.cfg.contract_once:
+            avail &= ~self.contracts_used[self.declarer]
+        return _CONTRACTS_IN[avail]
 
     def view(self, seat: int):  # -> View (import kept local: view imports this module)
         """Everything ``seat`` (0..2) may know now; see :class:`arena.rules.view.View`.
@@ -341,7 +397,9 @@ class MatchState:
 
     def _set_contract(self, contract: int) -> None:
         self.contract = contract
-        self.contracts_used[self.declarer] |= 1 << contract
+        used = self.contracts_used[self.declarer] | 1 << contract
+        # a completed cycle opens every contract again (RULES.md decision 16)
+        self.contracts_used[self.declarer] = 0 if used == self._all_contracts else used
         if contract < 4:
             self.trump, self.follow = contract, self._follow_cfg
         self._next_step()
@@ -387,7 +445,8 @@ class MatchState:
             self.contract, self.deals[-1] if self.deals else None, tuple(self.discards), tuple(self.events),
             tuple(self.tricks), tuple(self.tricks_won), pts, tuple(self.scores)))
         reason, winner = scoring.end_reason(self.cfg, self.hand_number, self.scores,
-                                            self.tricks_won, self.contract == MISERE)
+                                            self.tricks_won, self.contract == MISERE,
+                                            self._earlier_scores())
         if reason is None:
             self._start_next_hand()
             return
@@ -398,6 +457,15 @@ class MatchState:
         self.current_seat = None
         self._legal = []
         self._placings = scoring.placings(self.scores, winner)
+
+    def _earlier_scores(self) -> Iterator[tuple[int, int, int]]:
+        """Match scores after the hands before the current one, most recent first, back to
+        the scores the match (or ``from_position``) started from; lazy (``end_reason`` reads
+        only the tied run it needs)."""
+        a, b, c = self.scores
+        for pa, pb, pc in reversed(self.hand_points):
+            a, b, c = a - pa, b - pb, c - pc
+            yield a, b, c
 
     def __repr__(self) -> str:
         return (f"MatchState(preset={self.cfg.preset!r}, hand={self.hand_number}, "

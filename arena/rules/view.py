@@ -153,7 +153,7 @@ def view_of(state: MatchState, seat: int) -> View:
     Raises:
         ValueError: when ``seat`` is not 0, 1 or 2.
     """
-    if seat not in (0, 1, 2):
+    if type(seat) is not int or seat not in (0, 1, 2):
         raise ValueError(f"seat must be 0, 1 or 2, got {seat!r}")
     hands = state.hands
     hand, hidden = visible_hand(state, seat)

@@ -217,7 +217,8 @@ class Launcher:
         outside = env.get("ARENA_ADDRESS", "")
         inside = f"unix:{SANDBOX_SOCKET}"
         swap = (lambda s: s.replace(outside, inside)) if outside.startswith("unix:") else str
-        box_env = {**BASE_ENV, **entry.env,  # type: ignore[attr-defined]
+        carried = {k: v for k, v in env.items() if k.startswith("ARENA_")}  # instance tag
+        box_env = {**BASE_ENV, **carried, **entry.env,  # type: ignore[attr-defined]
                    "ARENA_ADDRESS": swap(outside), "ARENA_TOKEN": env.get("ARENA_TOKEN", "")}
         if os.environ.get("PYTHONPATH"):
             box_env.setdefault("PYTHONPATH", os.environ["PYTHONPATH"])

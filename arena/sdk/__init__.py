@@ -15,9 +15,10 @@ A bot is a small program::
     if __name__ == "__main__":
         run(RandomPlayer())
 
-Run it with ``python my_bot.py --arena 127.0.0.1:50051 --token T`` (or the environment variables
-``ARENA_ADDRESS`` / ``ARENA_TOKEN``). ``run`` connects to the arena's gRPC server, registers,
-answers every decision request with ``player.decide(view)`` and returns when the arena closes
+Run it with ``ARENA_TOKEN=T python my_bot.py --arena 127.0.0.1:50051`` (``--token`` also works
+but puts the secret on the command line, visible to every local user; the arena starts bots
+with ``--arena`` and the token in ``ARENA_TOKEN`` only). ``run`` connects to the arena's gRPC
+server, registers, answers every decision request with ``player.decide(view)`` and returns when the arena closes
 the stream (exit status 0) or on SIGTERM/SIGINT. See ``docs/protocol.md``.
 
 Simulation helpers re-exported from the rules engine: :func:`sample_state` (a full

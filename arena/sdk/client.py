@@ -2,11 +2,17 @@
 
 Command line of a bot script that calls ``run(MyPlayer())``::
 
-    python my_bot.py --arena HOST:PORT --token TOKEN [--name NAME] [--log-level INFO]
-                     [--connect-timeout 10]
+    ARENA_TOKEN=TOKEN python my_bot.py --arena HOST:PORT [--name NAME] [--log-level INFO]
+                     [--connect-timeout 10] [--tls-ca CA.pem [--tls-cert C.pem --tls-key K.pem]
+                     [--tls-server-name NAME]]
 
 ``--arena`` / ``--token`` default to the environment variables ``ARENA_ADDRESS`` /
-``ARENA_TOKEN``. Logs go to stderr (stdout is left to the bot).
+``ARENA_TOKEN`` (the arena passes the token in ``ARENA_TOKEN`` only: ``--token`` is visible to
+every local user in ``/proc``), the ``--tls-*`` files to ``ARENA_TLS_CA`` / ``ARENA_TLS_CERT`` /
+``ARENA_TLS_KEY``. With ``--tls-ca`` the bot connects over TLS and verifies the arena's
+certificate with that CA (``--tls-server-name`` when the certificate names another host than
+the address); ``--tls-cert`` / ``--tls-key`` present a client certificate (mutual TLS). Logs go
+to stderr (stdout is left to the bot).
 
 Behaviour: connect (waiting up to ``--connect-timeout`` seconds for the arena), register,
 then for every message: ``MatchStart`` -> ``player.on_match_start(info)``; ``DecisionRequest``
@@ -77,7 +83,30 @@ def _parse_args(player: Player, argv: Sequence[str] | None) -> argparse.Namespac
                     choices=("DEBUG", "INFO", "WARNING", "ERROR"), help="stderr log level")
     ap.add_argument("--connect-timeout", type=float, default=10.0, metavar="SECONDS",
                     help="how long to wait for the arena to accept the connection")
+    env = os.environ.get
+    ap.add_argument("--tls-ca", default=env("ARENA_TLS_CA"), metavar="CA.pem",
+                    help="connect with TLS, verifying the arena with this CA certificate "
+                    "(default: $ARENA_TLS_CA; none: plaintext)")
+    ap.add_argument("--tls-cert", default=env("ARENA_TLS_CERT"), metavar="CERT.pem",
+                    help="client certificate for mutual TLS (default: $ARENA_TLS_CERT)")
+    ap.add_argument("--tls-key", default=env("ARENA_TLS_KEY"), metavar="KEY.pem",
+                    help="the client certificate's key (default: $ARENA_TLS_KEY)")
+    ap.add_argument("--tls-server-name", metavar="NAME",
+                    help="host name to verify in the arena's certificate (default: the "
+                    "--arena host)")
     args = ap.parse_args(argv)
+    if (args.tls_cert is None) != (args.tls_key is None):
+        ap.error("--tls-cert and --tls-key go together (mutual TLS needs both)")
+    if (args.tls_cert or args.tls_server_name) and not args.tls_ca:
+        ap.error("--tls-cert / --tls-server-name need --tls-ca (the CA of the arena's "
+                 "certificate)")
+    args.tls_credentials = None
+    if args.tls_ca:
+        from ..protocol.tls import channel_credentials
+        try:
+            args.tls_credentials = channel_credentials(args.tls_ca, args.tls_cert, args.tls_key)
+        except ValueError as exc:
+            ap.error(str(exc))
     if not 0 < args.connect_timeout <= 86_400:  # also rejects nan and inf
         ap.error("--connect-timeout must be a number of seconds in (0, 86400]")
     if not args.arena:
@@ -91,6 +120,16 @@ def _parse_args(player: Player, argv: Sequence[str] | None) -> argparse.Namespac
         except UnicodeEncodeError:
             ap.error(f"{what} must be text (UTF-8); got {value!r}")
     return args
+
+
+def _channel(args: argparse.Namespace) -> grpc.aio.Channel:
+    """The channel to the arena: plaintext, or TLS with ``--tls-ca`` (see module docstring;
+    the files were checked by :func:`_parse_args`)."""
+    if not args.tls_ca:
+        return grpc.aio.insecure_channel(args.arena)
+    options = [("grpc.ssl_target_name_override", args.tls_server_name)] \
+        if args.tls_server_name else []
+    return grpc.aio.secure_channel(args.arena, args.tls_credentials, options=options)
 
 
 def _describe(exc: BaseException) -> str:
@@ -335,7 +374,7 @@ async def _serve_async(player: Player, args: argparse.Namespace) -> int:
         for sig in (signal.SIGTERM, signal.SIGINT):
             restore[sig] = signal.signal(sig, on_signal)
     try:
-        async with grpc.aio.insecure_channel(args.arena) as channel:
+        async with _channel(args) as channel:
             try:
                 await asyncio.wait_for(channel.channel_ready(), args.connect_timeout)
             except TimeoutError:
@@ -353,6 +392,8 @@ async def _serve_async(player: Player, args: argparse.Namespace) -> int:
                     token=args.token, client=f"arena-sdk-python/{__version__}")))
                 await _play(call, session, inbox)
             except grpc.RpcError as exc:
+                if session.rejected:  # the status that follows a rejected registration
+                    return EXIT_REJECTED
                 if session.goodbye or await _ended_by_arena(reader, inbox, session):
                     return EXIT_OK
                 log.error("connection to the arena lost: %s %s", exc.code().name,

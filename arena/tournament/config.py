@@ -14,11 +14,17 @@ Example (see ``examples/sample.toml``)::
     grace_ms = 250                  # margin before an answer is late
     bank_ms = 0                     # optional per-match time bank (0 = none)
     [faults]
-    max_faults = 3                  # faults in one match before a forfeit
-    max_crashes = 3                 # crashes before a bot is disqualified
-    register_timeout_s = 20
+    max_faults = 3                  # a bot forfeits a match at its 3rd fault in it
+    max_crashes = 3                 # a bot is disqualified at its 3rd crash / failed start
+    register_timeout_s = 20         # to connect after a start; remote bots: wait per match
     [server]
     bind = "127.0.0.1:0"            # port 0 = ephemeral
+    tls_cert = "server.pem"         # optional: serve TLS (PEM chain + key; both or neither)
+    tls_key = "server.key"
+    client_ca = "clients-ca.pem"    # optional: require client certificates (mutual TLS)
+    tls_ca = "ca.pem"               # optional: CA bots started by the arena verify it with
+    [cluster]                       # where matches run (issue 15; docs: README "Ray cluster")
+    backend = "local"               # or "ray" (needs the extra: pip install 'arena358[ray]')
     [sandbox]                       # see arena/sandbox/config.py
     mode = "bwrap"                  # default; "none" runs bots unisolated (trusted bots)
 
@@ -27,30 +33,33 @@ Example (see ``examples/sample.toml``)::
     command = ["{python}", "-m", "sample_bots.random_bot"]   # {python} = this interpreter
     [[bots]]
     name = "visitor"
-    remote = true                   # joins by itself with this token
-    token = "s3cret"
+    remote = true                   # joins by itself with this token (16 characters or more)
+    token = "a-long-random-secret"
 
-Errors are reported as ``FILE: field.path: problem`` (:class:`ConfigError`), never a traceback.
+Errors are reported as ``FILE: field.path: problem`` (:class:`ConfigError`), one line per
+problem and every problem at once (:mod:`arena.tournament.problems`), never a traceback.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
-import tomllib
-from pathlib import Path
-from typing import Any
-
-import math
 import re
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
 
 from pydantic import (BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr,
                       ValidationError, field_validator, model_validator)
 
 from ..errors import UserError
-from ..rules import RulesConfig, RulesConfigError, config_from_options
+from ..rules import RulesConfig, config_from_options
 from ..rules.config import PRESETS
-from ..sandbox.config import INSTALL_HINT, BotSandbox, SandboxConfig, bwrap_path, effective
+from ..safetext import printable
+from ..sandbox.config import BotSandbox, SandboxConfig
+from .problems import MAX_MATCHES, Problem, cross_problems, field_problems  # noqa: F401 (re-exported)
 
 
 class ConfigError(UserError):
@@ -61,14 +70,15 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-#: the largest schedule a config may ask for (matches)
-MAX_MATCHES = 1_000_000
+#: shortest token of a remote bot (characters)
+MIN_TOKEN_LENGTH = 16
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def _printable(text: str, what: str) -> str:
-    if any(ord(ch) < 32 or ord(ch) == 127 or 0x202A <= ord(ch) <= 0x202E
-           or 0x2066 <= ord(ch) <= 0x2069 for ch in text):
+    """``text`` unless it holds a character :func:`arena.safetext.printable` would escape
+    (control, format such as bidi overrides, line separators); the store checks the same."""
+    if printable(text) != text:
         raise ValueError(f"{what} must not contain control or bidi characters")
     return text
 
@@ -87,6 +97,18 @@ class TournamentSection(_Strict):
             raise ValueError(f"unknown preset {v!r}; valid presets: {', '.join(PRESETS)}")
         return v
 
+    @field_validator("seed")
+    @classmethod
+    def _seed_text(cls, v: int | str) -> int | str:
+        if isinstance(v, str):
+            _printable(v, "a seed")
+            digits = v.strip().lstrip("+-")
+            if digits and all(ch.isdigit() or ch.isdecimal() for ch in digits) \
+                    and not digits.isascii():
+                raise ValueError(f"{v!r} is not a number written with the digits 0-9; "
+                                 "a seed is an integer or a text")
+        return v
+
 
 class TimeSection(_Strict):
     per_decision_ms: StrictInt = Field(1000, ge=1, le=3_600_000)
@@ -95,13 +117,47 @@ class TimeSection(_Strict):
 
 
 class FaultSection(_Strict):
+    """Both limits mean "when the count reaches N": a bot forfeits a match at its
+    ``max_faults``-th fault in it, and is disqualified at its ``max_crashes``-th crash."""
+
     max_faults: StrictInt = Field(3, ge=1, le=100_000)
-    max_crashes: StrictInt = Field(3, ge=0, le=100_000)
+    max_crashes: StrictInt = Field(3, ge=1, le=100_000)
     register_timeout_s: StrictInt | StrictFloat = Field(20.0, gt=0, le=3600)
 
 
 class ServerSection(_Strict):
     bind: StrictStr = "127.0.0.1:0"
+    #: TLS (PEM files, paths relative to where arena runs): see arena.protocol.tls
+    tls_cert: StrictStr | None = None
+    tls_key: StrictStr | None = None
+    client_ca: StrictStr | None = None
+    #: the CA that bots started by the arena verify the server with (ARENA_TLS_CA); default
+    #: tls_cert (right for a self-signed certificate)
+    tls_ca: StrictStr | None = None
+
+    @model_validator(mode="after")
+    def _tls_files(self) -> ServerSection:
+        if (self.tls_cert is None) != (self.tls_key is None):
+            raise ValueError("tls_cert and tls_key go together (TLS needs both)")
+        if self.tls_cert is None and (self.client_ca or self.tls_ca):
+            raise ValueError("client_ca and tls_ca need tls_cert and tls_key")
+        for field in ("tls_cert", "tls_key", "client_ca", "tls_ca"):
+            path = getattr(self, field)
+            if path is not None and not Path(path).is_file():
+                raise ValueError(f"{field}: no such file: {path}")
+        return self
+
+    def tls_config(self):  # noqa: ANN201 - arena.protocol.tls.TlsConfig | None (lazy import)
+        """The server's :class:`arena.protocol.tls.TlsConfig`, None without TLS."""
+        if self.tls_cert is None or self.tls_key is None:
+            return None
+        from ..protocol.tls import TlsConfig
+        return TlsConfig(self.tls_cert, self.tls_key, self.client_ca)
+
+    def bot_env(self) -> dict[str, str]:
+        """Environment for bots the arena starts: ``ARENA_TLS_CA`` (absolute) under TLS."""
+        ca = self.tls_ca or self.tls_cert
+        return {"ARENA_TLS_CA": str(Path(ca).resolve())} if ca else {}
 
     @field_validator("bind")
     @classmethod
@@ -110,6 +166,51 @@ class ServerSection(_Strict):
         if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
             raise ValueError(f"expected HOST:PORT such as 127.0.0.1:0, got {v!r}")
         return v
+
+
+class ClusterSection(_Strict):
+    """``[cluster]``: where matches are played.
+
+    ``backend = "local"`` (default) plays them in this process; ``"ray"`` on a Ray cluster
+    (``arena/cluster/``): ``address`` is ``"auto"`` (the cluster started on this machine with
+    ``ray start``, or ``RAY_ADDRESS``), ``"local"`` (a private single-machine Ray instance for
+    this run), ``"ray://HOST:PORT"`` (Ray Client) or ``"HOST:PORT"`` (a cluster's GCS).
+    ``slots`` workers (default: ``tournament.concurrency``) each play one match at a time and
+    reserve ``3 * cpus_per_bot`` CPUs. ``working_dir`` (a local directory) is shipped to every
+    node with Ray's ``runtime_env`` and is the bots' working directory there; ``runtime_env``
+    holds further Ray runtime-environment fields (e.g. ``env_vars``).
+    """
+
+    backend: Literal["local", "ray"] = "local"
+    address: StrictStr = "auto"
+    slots: StrictInt | None = Field(None, ge=1, le=4096)
+    cpus_per_bot: StrictInt | StrictFloat = Field(1.0, ge=0, le=1024)
+    working_dir: StrictStr | None = None
+    runtime_env: dict[StrictStr, Any] = Field(default_factory=dict)
+
+    @field_validator("backend")
+    @classmethod
+    def _ray_installed(cls, v: str) -> str:
+        if v == "ray" and importlib.util.find_spec("ray") is None:
+            raise ValueError(RAY_MISSING)
+        return v
+
+    @field_validator("address")
+    @classmethod
+    def _address(cls, v: str) -> str:
+        if v in ("auto", "local") or re.fullmatch(r"(ray://)?[^\s:/]+:\d{1,5}", v):
+            return v
+        raise ValueError(f'expected "auto", "local", "ray://HOST:PORT" or "HOST:PORT", got {v!r}')
+
+    @model_validator(mode="after")
+    def _env(self) -> ClusterSection:
+        if "working_dir" in self.runtime_env:
+            raise ValueError("give working_dir as [cluster] working_dir, not in runtime_env")
+        return self
+
+
+RAY_MISSING = ("backend \"ray\" needs Ray, which is not installed; install it with: "
+               "python3 -m pip install 'arena358[ray]'")
 
 
 class BotEntry(_Strict):
@@ -149,6 +250,10 @@ class BotEntry(_Strict):
                 raise ValueError("a remote bot needs a token")
             if self.sandbox is not None:
                 raise ValueError("a remote bot is not started by the arena: no sandbox")
+            if len(self.token) < MIN_TOKEN_LENGTH:
+                raise ValueError(f"a remote bot's token must have at least {MIN_TOKEN_LENGTH} "
+                                 f"characters (it has {len(self.token)}); use a random one, "
+                                 "e.g. python3 -c 'import secrets; print(secrets.token_hex(16))'")
         elif not self.command:
             raise ValueError("needs a command (an argument list) or remote = true with a token")
         elif self.token is not None:
@@ -164,36 +269,16 @@ class TournamentConfig(_Strict):
     time: TimeSection = TimeSection()
     faults: FaultSection = FaultSection()
     server: ServerSection = ServerSection()
+    cluster: ClusterSection = ClusterSection()
     sandbox: SandboxConfig = SandboxConfig()
     bots: list[BotEntry]
 
     @model_validator(mode="after")
     def _check(self) -> TournamentConfig:
-        names = [b.name for b in self.bots]
-        if len(names) < 3:
-            raise ValueError(f"a tournament needs at least 3 bots, got {len(names)}")
-        folded = [n.casefold() for n in names]
-        dup = sorted({n for n in names if folded.count(n.casefold()) > 1})
-        if dup:
-            raise ValueError(f"bot names must be unique (ignoring case); repeated: "
-                             f"{', '.join(dup)}")
-        tokens = [b.token for b in self.bots if b.remote]
-        if len(set(tokens)) != len(tokens):
-            raise ValueError("each remote bot needs its own token")
-        n = len(names)
-        matches = n * (n - 1) * (n - 2) // 6 * self.tournament.deals_per_table * 6
-        if matches > MAX_MATCHES:
-            raise ValueError(f"the schedule would have {matches:,} matches (more than "
-                             f"{MAX_MATCHES:,}); use fewer bots or deals_per_table")
-        try:
-            self.rules_config()
-        except RulesConfigError as exc:
-            raise ValueError(f"[rules] {exc}") from None
-        boxed = [b.name for b in self.bots if not b.remote
-                 and effective(self.sandbox, b.sandbox).mode == "bwrap"]
-        if boxed and bwrap_path() is None:
-            raise ValueError(f'sandbox mode "bwrap" (bots: {", ".join(boxed)}) needs '
-                             f"bubblewrap, which is not installed: {INSTALL_HINT}")
+        problems = cross_problems(self.model_dump())   # parse_config lists them all
+        if problems:
+            where, msg = problems[0]
+            raise ValueError(f"{where}: {msg}")
         return self
 
     def rules_config(self) -> RulesConfig:
@@ -215,32 +300,29 @@ class TournamentConfig(_Strict):
         return hashlib.sha256(json.dumps(core, sort_keys=True).encode()).hexdigest()
 
 
-_UNION_TAGS = {"int", "str", "float", "bool", "list[str]", "dict[str,str]", "function-after"}
+def config_problems(data: Any, rename: Callable[[str], str] = lambda where: where
+                    ) -> tuple[TournamentConfig | None, list[Problem]]:
+    """Validate raw config data: the config, or None and every problem as ``(where,
+    message)`` in the order of the data's sections (see :mod:`arena.tournament.problems`);
+    ``rename`` maps field paths to what the user typed (CLI flags)."""
+    try:
+        return TournamentConfig.model_validate(data), []
+    except ValidationError as exc:
+        problems = field_problems(exc, data, TournamentConfig) + cross_problems(data)
+    order = list(data) if isinstance(data, dict) else []
 
+    def position(problem: Problem) -> int:
+        section = re.split(r"[.\[ ]", problem[0], maxsplit=1)[0]
+        return order.index(section) if section in order else len(order)
 
-def _loc(loc: tuple[Any, ...], data: dict[str, Any]) -> str:
-    parts = []
-    for p in loc:
-        if isinstance(p, str) and (p in _UNION_TAGS or p.startswith("function-")):
-            continue  # pydantic's tag for one branch of a union type
-        if isinstance(p, int):
-            parts[-1:] = [f"{parts[-1] if parts else ''}[{p}]"]
-        else:
-            parts.append(str(p))
-    text = ".".join(parts)
-    # name a bot by its name where the file gives one
-    if len(loc) >= 2 and loc[0] == "bots" and isinstance(loc[1], int):
-        bots = data.get("bots") or []
-        if loc[1] < len(bots) and isinstance(bots[loc[1]], dict) and "name" in bots[loc[1]]:
-            text += f" (bot {bots[loc[1]]['name']!r})"
-    return text
+    return None, [(rename(where), msg) for where, msg in sorted(problems, key=position)]
 
 
 def parse_config(text: str, source: str = "<config>") -> TournamentConfig:
     """Parse and validate TOML text.
 
     Raises:
-        ConfigError: ``"SOURCE: field: problem"`` for the first problem (and how many more).
+        ConfigError: one line ``"SOURCE: field: problem"`` per problem, all of them.
     """
     try:
         data = tomllib.loads(text)
@@ -248,23 +330,11 @@ def parse_config(text: str, source: str = "<config>") -> TournamentConfig:
         bom = " (the file starts with a byte-order mark; save it as UTF-8 without BOM)" \
             if text.startswith("\ufeff") else ""
         raise ConfigError(f"{source}: not valid TOML: {exc}{bom}") from None
-    try:
-        return TournamentConfig.model_validate(data)
-    except ValidationError as exc:
-        errs = exc.errors()
-        first = errs[0]
-        where = _loc(tuple(first["loc"]), data)
-        msg = first["msg"].removeprefix("Value error, ")
-        same_field = [e for e in errs if _loc(tuple(e["loc"]), data) == where]
-        if len(same_field) > 1:  # a union type: every branch failed
-            msg = "expected " + " or ".join(
-                e["msg"].removeprefix("Input should be ").removeprefix("a valid ")
-                for e in same_field)
-            errs = [e for e in errs if e not in same_field[1:]]
-        if first["type"] == "extra_forbidden":
-            msg = "unknown field (check the spelling)"
-        more = f" (and {len(errs) - 1} more problem{'s' if len(errs) > 2 else ''})" if len(errs) > 1 else ""
-        raise ConfigError(f"{source}: {where + ': ' if where else ''}{msg}{more}") from None
+    cfg, problems = config_problems(data)
+    if cfg is None:
+        raise ConfigError("\n".join(f"{source}: {where + ': ' if where else ''}{msg}"
+                                     for where, msg in problems))
+    return cfg
 
 
 def load_config(path: str | Path) -> TournamentConfig:
@@ -281,3 +351,21 @@ def load_config(path: str | Path) -> TournamentConfig:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{p}: cannot read: {exc}") from None
     return parse_config(text, str(p))
+
+
+def with_cluster(cfg: TournamentConfig, source: str, **fields: Any) -> TournamentConfig:
+    """``cfg`` with ``[cluster]`` fields replaced (``arena run --ray``), validated as if the file
+    said so.
+
+    Raises:
+        ConfigError: ``"SOURCE: cluster.FIELD: problem"`` (e.g. Ray is not installed).
+    """
+    data = cfg.model_dump()
+    data["cluster"] = {**data["cluster"], **fields}
+    try:
+        return TournamentConfig.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        msg = first["msg"].removeprefix("Value error, ")
+        raise ConfigError(f"{source}: {where + ': ' if where else ''}{msg}") from None

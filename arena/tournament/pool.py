@@ -3,14 +3,23 @@
 Each configured bot gets up to ``slots`` instances (one per concurrent match, like cutechess's
 one engine process per game); a remote bot has one. A match leases one instance of each of its
 three bots (in name order, so two matches can never wait on each other). An instance is a
-process in its own process group, its stdout/stderr appended to ``logs/<bot>.log``; it is given
-the arena's address and a fresh token (``--arena HOST:PORT --token T`` appended to the command,
-or substituted for ``{arena}``/``{token}`` placeholders; also ``ARENA_ADDRESS``/``ARENA_TOKEN``).
+process under a supervisor (:mod:`arena.tournament.processes`: no process started for a bot
+outlives the arena, whatever kills it), its stdout/stderr appended to ``logs/<bot>.log``
+together with a line when each instance starts and ends. It is given the arena's address
+(``--arena HOST:PORT`` appended to the command, or substituted for an ``{arena}`` placeholder;
+also ``ARENA_ADDRESS``) and a fresh token **in the environment only** (``ARENA_TOKEN``, which
+other users cannot read; an explicit ``{token}`` placeholder puts it on the command line, where
+any local user can see it in ``/proc``). Registrations with that token are checked to come from
+the process started for it (:mod:`arena.tournament.peercheck`); one that does not is a warning.
 
 A bot that does not register in time, whose command cannot start, or whose process dies counts
-a **crash**; it is restarted before its next match, and after more than ``max_crashes`` crashes
-it is **disqualified**: its remaining matches are forfeited (an :class:`UnavailableBot` sits in).
-An instance that forfeited a match after timing out (it may hang) is killed and restarted too.
+a **crash**; a remote bot that is not connected when a match needs it is waited for
+``register_timeout_s`` and, if it does not come, **did not connect**. Both count towards
+``max_crashes``: when the count **reaches** ``max_crashes`` the bot is **disqualified**, is no
+longer started or waited for, and its remaining matches are forfeited (an
+:class:`UnavailableBot` sits in). An instance that forfeited a match after timing out (it may
+hang) is killed and restarted too. At the end (:meth:`BotPool.close`) every bot is sent
+``Goodbye`` and given :data:`GOODBYE_GRACE_S` to exit before it is signalled.
 """
 
 from __future__ import annotations
@@ -20,33 +29,39 @@ import logging
 import os
 import re
 import secrets
-import signal
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Protocol
 
 from ..match import Bot
 from ..match.bot import DecisionRequest
 from ..protocol.errors import redact
 from .config import BotEntry
+from .peercheck import check_peer
+from .processes import LIVE_GROUPS, describe_exit, kill_all_now, spawn, terminate
+from .reaper import INSTANCE_ENV, start_ticks
+
+__all__ = ["BotPool", "LIVE_GROUPS", "UnavailableBot", "bot_argv", "kill_all_now",
+           "last_log_line", "safe_filename"]
 
 log = logging.getLogger("arena.tournament")
 
-#: process-group ids of every live bot process this arena started (any pool)
-LIVE_GROUPS: set[int] = set()
+#: seconds bots have to exit by themselves after the end-of-tournament Goodbye
+GOODBYE_GRACE_S = 2.0
 
 
-def kill_all_now() -> None:
-    """SIGKILL every bot process group still alive, synchronously. The last line of defence
-    against orphans when asynchronous cleanup was itself interrupted (a second Ctrl-C)."""
-    for pgid in list(LIVE_GROUPS):
-        try:
-            os.killpg(pgid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        LIVE_GROUPS.discard(pgid)
+class ProcessTracker(Protocol):
+    """Where the pool reports processes and start outcomes (the store's
+    :class:`arena.tournament.proctable.ProcessTable`)."""
+
+    def spawned(self, instance: str, bot: str, pgid: int, start_ticks: int) -> None: ...
+
+    def ended(self, instance: str) -> None: ...
+
+    def start_result(self, bot: str, ok: bool, error: str | None = None) -> None: ...
 
 
 class UnavailableBot(Bot):
@@ -68,18 +83,23 @@ class UnavailableBot(Bot):
 
 @dataclass
 class Instance:
-    """One running bot process (or the connection of a remote bot)."""
+    """One running bot process (or the connection of a remote bot). ``tag``: the instance's
+    :data:`~arena.tournament.reaper.INSTANCE_ENV`; ``number``: 1, 2, ... per bot."""
 
     bot: Bot
     proc: asyncio.subprocess.Process | None = None
     token: str = ""
+    tag: str = ""
+    number: int = 0
+    log_path: Path | None = None
 
 
 @dataclass
 class _BotState:
     entry: BotEntry
     slots: asyncio.Queue = field(default_factory=asyncio.Queue)
-    crashes: int = 0
+    crashes: int = 0          # crashes, failed starts and (remote) failed connections
+    no_shows: int = 0         # of which: a remote bot that did not connect
     disqualified: str | None = None
     started: int = 0
 
@@ -109,12 +129,13 @@ def last_log_line(path: Path, limit: int = 200) -> str:
 
 def bot_argv(entry: BotEntry, address: str, token: str) -> list[str]:
     """The command to start ``entry``: placeholders ``{python}``, ``{arena}``, ``{token}``
-    substituted; ``--arena``/``--token`` appended unless both placeholders are used."""
+    substituted; ``--arena ADDRESS`` appended unless ``{arena}`` is used. The token is never
+    added: the bot reads ``ARENA_TOKEN`` (``{token}`` puts it on the command line, visible to
+    every local user in ``/proc``)."""
     argv = [a.replace("{python}", sys.executable).replace("{arena}", address)
             .replace("{token}", token) for a in entry.command or []]
-    joined = " ".join(entry.command or [])
-    if "{arena}" not in joined or "{token}" not in joined:
-        argv += ["--arena", address, "--token", token]
+    if not any("{arena}" in a for a in entry.command or []):
+        argv += ["--arena", address]
     return argv
 
 
@@ -127,28 +148,39 @@ class BotPool:
         address: ``HOST:PORT`` bots connect to.
         log_dir: where ``<bot>.log`` files go.
         slots: instances per spawned bot (the tournament's concurrency).
-        register_timeout_s: time a new process has to register, seconds.
-        max_crashes: crashes allowed before disqualification.
+        register_timeout_s: time a new process has to register, and time a remote bot is
+            waited for when a match needs it, seconds.
+        max_crashes: a bot is disqualified when its crashes (failed starts, failed
+            connections) reach this count (>= 1).
         on_event: called with one-line messages (crash, restart, disqualification).
-        launcher: an :class:`arena.sandbox.Launcher` that wraps each spawn in the bot's
-            sandbox and supervises the process (None: plain processes).
+        tracker: told about every process started and ended, and every start's outcome.
+        extra_env: environment for every started bot (e.g. ``ARENA_TLS_CA``); a bot's own
+            ``env`` overrides it.
+        launcher: an :class:`arena.sandbox.Launcher` that wraps each bot command in the bot's
+            sandbox (run under the process supervisor) and watches its limits and usage (None:
+            plain processes under the supervisor).
     """
 
     def __init__(self, server, entries: Sequence[BotEntry], address: str,  # noqa: ANN001
                  log_dir: Path, *, slots: int, register_timeout_s: float, max_crashes: int,
                  on_event: Callable[[str], None] = lambda msg: None,
+                 tracker: ProcessTracker | None = None,
+                 extra_env: dict[str, str] | None = None,
                  launcher=None) -> None:  # noqa: ANN001 - an arena.sandbox.Launcher
         self.server = server
         self.launcher = launcher
         self.address = address
         self.log_dir = log_dir
         self.register_timeout_s = register_timeout_s
-        self.max_crashes = max_crashes
+        self.max_crashes = max(1, max_crashes)
         self.on_event = on_event
+        self.tracker = tracker
+        self.extra_env = dict(extra_env or {})
         self.bots: dict[str, _BotState] = {}
         #: one line per disqualification, for the end-of-run summary
         self.disqualifications: list[str] = []
-        self.procs: set[asyncio.subprocess.Process] = set()
+        #: the live spawned instances (process -> instance)
+        self.live: dict[asyncio.subprocess.Process, Instance] = {}
         for e in entries:
             st = _BotState(e)
             for _ in range(1 if e.remote else slots):
@@ -162,23 +194,27 @@ class BotPool:
 
     # ----- leasing --------------------------------------------------------------------------
     async def acquire(self, names: Sequence[str]) -> list[tuple[str, Instance | None, Bot]]:
-        """Lease one instance per bot (acquired in sorted name order). Returns per name, in the
-        given order, ``(name, instance or None, bot to play with)``."""
-        leased: dict[str, tuple[Instance | None, Bot]] = {}
+        """Lease one instance per bot: the slots are taken in sorted name order (so two matches
+        never wait on each other), then the instances that need a (re)start are started
+        together. Returns per name, in the given order, ``(name, instance or None, bot to play
+        with)``."""
+        slots: dict[str, Instance | None] = {}
         for name in sorted(names):
-            st = self.bots[name]
-            inst = await st.slots.get()
+            slots[name] = await self.bots[name].slots.get()
+
+        async def ready(name: str) -> tuple[Instance | None, Bot]:
+            st, inst = self.bots[name], slots[name]
             if st.disqualified:
-                leased[name] = (inst, UnavailableBot(name, st.disqualified))
-                continue
+                return inst, UnavailableBot(name, st.disqualified)
             if inst is None or not inst.bot.alive:
                 if inst is not None:
                     await self._discard(inst)
                 inst, reason = await self._start(st)
                 if inst is None:
-                    leased[name] = (None, UnavailableBot(name, reason))
-                    continue
-            leased[name] = (inst, inst.bot)
+                    return None, UnavailableBot(name, reason)
+            return inst, inst.bot
+
+        leased = dict(zip(slots, await asyncio.gather(*(ready(n) for n in slots))))
         return [(n, *leased[n]) for n in names]
 
     async def release(self, name: str, inst: Instance | None, forfeit: str | None) -> None:
@@ -197,15 +233,27 @@ class BotPool:
             inst = None
         st.slots.put_nowait(inst)
 
-    def _crash(self, st: _BotState, message: str) -> None:
+    def _crash(self, st: _BotState, message: str, *, no_show: bool = False) -> None:
         st.crashes += 1
+        st.no_shows += no_show
         self.on_event(message)
-        if st.crashes > self.max_crashes and not st.disqualified:
-            st.disqualified = f"disqualified after {st.crashes} crashes"
-            self.disqualifications.append(f"{st.entry.name!r} was disqualified after "
-                                          f"{st.crashes} crashes; last: {message}")
-            self.on_event(f"bot {st.entry.name!r} is disqualified after {st.crashes} crashes; "
-                          "its remaining matches are forfeited")
+        if st.crashes >= self.max_crashes and not st.disqualified:
+            n = st.crashes
+            if st.no_shows == n:
+                why = f"did not connect ({n} time{'s' if n > 1 else ''}, " \
+                      f"{self.register_timeout_s:g} s each)"
+            else:
+                why = f"{n} crash{'es' if n > 1 else ''}"
+            st.disqualified = f"disqualified: {why}" if st.no_shows == n else \
+                f"disqualified after {why}"
+            self.disqualifications.append(f"{st.entry.name!r} was {st.disqualified}; "
+                                          f"last: {message}")
+            self.on_event(f"bot {st.entry.name!r} is {st.disqualified}; its remaining "
+                          "matches are forfeited")
+
+    def _started(self, st: _BotState, ok: bool, error: str | None = None) -> None:
+        if self.tracker is not None:
+            self.tracker.start_result(st.entry.name, ok, error)
 
     # ----- processes ------------------------------------------------------------------------
     async def _start(self, st: _BotState) -> tuple[Instance | None, str]:
@@ -213,48 +261,66 @@ class BotPool:
         if e.remote:
             try:
                 bot = await self.server.wait_for_bot(e.token, self.register_timeout_s)
-            except Exception as exc:  # noqa: BLE001 - the server's typed timeout / token errors
-                reason = f"remote bot {e.name!r} did not connect: {exc}"
-                self._crash(st, reason)
+            except Exception:  # noqa: BLE001 - the server's typed timeout / token errors
+                reason = (f"remote bot {e.name!r} did not connect within "
+                          f"{self.register_timeout_s:g} s")
+                self._crash(st, reason, no_show=True)
+                self._started(st, False, reason)
                 return None, reason
+            self._started(st, True)
             return Instance(bot), ""
         st.started += 1
-        token = secrets.token_hex(16)
+        number = st.started
+        token, tag = secrets.token_hex(16), secrets.token_hex(8)
         self.server.expect(token, e.name)
         argv = bot_argv(e, self.address, token)
-        env = {**os.environ, **e.env, "ARENA_ADDRESS": self.address, "ARENA_TOKEN": token}
+        env = {**os.environ, **self.extra_env, **e.env, "ARENA_ADDRESS": self.address,
+               "ARENA_TOKEN": token, INSTANCE_ENV: tag}
         log_path = self.log_path(e.name)
         try:
             with open(log_path, "ab") as logf:
-                stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
                 shown = [a.replace(token, redact(token)) for a in argv]  # no secrets in logs
-                logf.write(f"=== {stamp} instance {st.started}: {shown}\n".encode())
+                logf.write(f"=== {_stamp()} instance {number}: {shown}\n".encode())
                 logf.flush()
+                # the supervisor runs outside the sandbox (parent-death signal, subreaper,
+                # process group in the process table); bwrap inside it (PID namespace)
                 launch = (self.launcher.prepare(e, argv, env) if self.launcher is not None
                           else None)
-                proc = await asyncio.create_subprocess_exec(
-                    *(launch.argv if launch else argv), stdin=asyncio.subprocess.DEVNULL,
-                    stdout=logf, stderr=asyncio.subprocess.STDOUT,
-                    cwd=launch.cwd if launch else e.cwd, env=launch.env if launch else env,
-                    start_new_session=True, preexec_fn=launch.preexec if launch else None)
-                if self.launcher is not None:
+                if launch is None:
+                    proc = await spawn(argv, env=env, cwd=e.cwd, log_file=logf.fileno())
+                else:
+                    proc = await spawn(launch.argv, env=launch.env, cwd=launch.cwd,
+                                       log_file=logf.fileno(), preexec=launch.preexec)
                     self.launcher.started(e.name, proc, log_path)
         except OSError as exc:
             self.server.forget(token)
             reason = f"cannot start bot {e.name!r}: {exc}"
             self._crash(st, reason)
+            self._started(st, False, reason)
             return None, reason
-        self.procs.add(proc)
-        LIVE_GROUPS.add(proc.pid)
+        inst = Instance(None, proc, token, tag, number, log_path)  # type: ignore[arg-type]
+        self.live[proc] = inst
+        if self.tracker is not None:
+            self.tracker.spawned(tag, e.name, proc.pid, start_ticks(proc.pid) or 0)
+        port = self.server.port
+        if port:
+            # the Unix socket sits in a private 0700 directory (bound into the bot's sandbox):
+            # only TCP peers are traced to the process started for the token
+            self.server.set_peer_check(token, lambda peer: None if peer.startswith("unix:")
+                                       else check_peer(peer, port, proc.pid))
         reg = asyncio.ensure_future(self.server.wait_for_bot(token, self.register_timeout_s))
         died = asyncio.ensure_future(proc.wait())
-        await asyncio.wait({reg, died}, return_when=asyncio.FIRST_COMPLETED)
-        if reg.done() and reg.exception() is None:
-            died.cancel()
-            return Instance(reg.result(), proc, token), ""
-        reg.cancel()
-        if not died.done():
-            died.cancel()
+        try:
+            await asyncio.wait({reg, died}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for fut in (reg, died):
+                if not fut.done():
+                    fut.cancel()
+        if reg.done() and not reg.cancelled() and reg.exception() is None:
+            inst.bot = reg.result()
+            self._started(st, True)
+            return inst, ""
+        if not died.done() or died.cancelled():
             why = f"did not register within {self.register_timeout_s:g} s"
         else:
             why = f"exited with status {proc.returncode} before registering"
@@ -262,8 +328,9 @@ class BotPool:
             if last:
                 why += f" ({last})"
         reason = f"bot {e.name!r} {why}; see its log: {log_path}"
-        await self._discard(Instance(None, proc, token))  # type: ignore[arg-type]
+        await self._discard(inst)
         self._crash(st, reason)
+        self._started(st, False, reason)
         return None, reason
 
     async def _discard(self, inst: Instance) -> None:
@@ -271,36 +338,38 @@ class BotPool:
             self.server.forget(inst.token)
         if inst.proc is not None:
             await terminate(inst.proc)
-            self.procs.discard(inst.proc)
+            self._ended(inst)
 
-    async def close(self) -> None:
-        """End every bot process this pool started (and its children)."""
-        await asyncio.gather(*(terminate(p) for p in list(self.procs)), return_exceptions=True)
-        self.procs.clear()
-
-
-async def terminate(proc: asyncio.subprocess.Process, grace_s: float = 2.0) -> None:
-    """SIGTERM the process group, wait up to ``grace_s``, then SIGKILL it."""
-    try:
-        await _terminate(proc, grace_s)
-    finally:
-        if proc.returncode is not None:
-            LIVE_GROUPS.discard(proc.pid)
-
-
-async def _terminate(proc: asyncio.subprocess.Process, grace_s: float) -> None:
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(proc.pid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
-            await asyncio.wait_for(proc.wait(), grace_s)
-            if sig == signal.SIGTERM:
-                try:  # children of a bot that outlived it
-                    os.killpg(proc.pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
+    def _ended(self, inst: Instance) -> None:
+        """Note the end of an instance's process (log line, tracker)."""
+        if inst.proc is None or self.live.pop(inst.proc, None) is None:
             return
-        except asyncio.TimeoutError:
-            continue
+        if inst.log_path is not None:
+            try:
+                with open(inst.log_path, "ab") as f:
+                    f.write(f"=== {_stamp()} instance {inst.number} ended: "
+                            f"{describe_exit(inst.proc.returncode)}\n".encode())
+            except OSError:
+                pass
+        if self.tracker is not None and inst.proc.returncode is not None:
+            self.tracker.ended(inst.tag)
+
+    async def close(self, grace_s: float = GOODBYE_GRACE_S) -> None:
+        """End every bot process this pool started (and their children): each is sent
+        ``Goodbye`` and given ``grace_s`` seconds to exit, then signalled
+        (:func:`~arena.tournament.processes.terminate`)."""
+        live = list(self.live.values())
+        for inst in live:
+            if inst.bot is not None and inst.bot.alive:
+                close = getattr(inst.bot, "close", None)
+                if close is not None:
+                    close("the tournament is over")
+        waiting = [inst.proc.wait() for inst in live
+                   if inst.proc is not None and inst.proc.returncode is None]
+        if waiting:
+            await asyncio.wait([asyncio.ensure_future(w) for w in waiting], timeout=grace_s)
+        await asyncio.gather(*(self._discard(inst) for inst in live), return_exceptions=True)
+
+
+def _stamp() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")

@@ -6,7 +6,8 @@ Output directory layout::
     OUT/results.sqlite        schedule and one row per finished match (resume reads it)
     OUT/records/<match>.jsonl.gz   one record per match (docs/records.md), written atomically
     OUT/logs/<bot>.log        each bot's stdout/stderr
-    OUT/standings.{md,csv,json}
+    OUT/standings.{md,csv,json}   the standings (ratings plus arena columns)
+    OUT/los.csv, OUT/headtohead.csv   likelihood of superiority, head-to-head (one table each)
 
 Spawned bots connect over the arena's Unix socket (a private 0700 temporary directory, removed
 at the end) and run in the ``[sandbox]`` mode of their config (:mod:`arena.sandbox`; the mode is
@@ -20,22 +21,30 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import gzip
+import logging
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..errors import UserError
 from ..match import MatchResult, MatchSpec, run_match
 from ..protocol.server import ArenaServer
-from ..records import record_from_result, write_record
-from ..records.codec import atomic_write_bytes
+from ..records import record_from_result
+from ..ratings.formatting import CSV_FILES, H2H_COLUMNS, LOS_COLUMNS, csv_tables
+from ..records.codec import atomic_write_bytes, dumps_record
+from ..safetext import printable
 from ..sandbox import Launcher, SocketDir, Usage
 from ..sandbox.config import describe, effective
 from .config import TournamentConfig
-from .pool import BotPool
+from .executor import MatchExecutor, PlayedMatch, record_relpath
+from .pool import BotPool, ProcessTracker
+from .preflight import preflight
+from .proctable import ProcessTable
 from .schedule import ScheduledMatch, make_schedule
 from .standings import Standings, compute_standings, format_standings
 from .store import ResultRow, Store
@@ -52,6 +61,8 @@ class TournamentOutcome:
     out: Path
     faults: int
     disqualifications: tuple[str, ...] = ()
+    #: bots that never started (never registered once): name -> the last failure's reason
+    never_started: tuple[tuple[str, str], ...] = ()
 
 
 def server_address(bind: str, port: int) -> str:
@@ -97,15 +108,21 @@ def result_row(m: ScheduledMatch, result: MatchResult, record: str,
 
 
 def write_standings(out: Path, st: Standings) -> None:
-    """standings.md / .csv / .json in ``out`` (atomic each)."""
+    """standings.md / .csv / .json, and los.csv / headtohead.csv (one table per CSV file;
+    header only while there are no ratings) in ``out`` (atomic each)."""
     for fmt in ("md", "csv", "json"):
         atomic_write_bytes(out / f"standings.{fmt}", format_standings(st, fmt).encode("utf-8"))
+    tables = csv_tables(st.ratings) if st.ratings is not None else {
+        CSV_FILES["los"]: ",".join(LOS_COLUMNS) + "\n",
+        CSV_FILES["head_to_head"]: ",".join(H2H_COLUMNS) + "\n"}
+    for name in (CSV_FILES["los"], CSV_FILES["head_to_head"]):
+        atomic_write_bytes(out / name, tables[name].encode("utf-8"))
 
 
 def sweep_temp_files(out: Path) -> int:
     """Remove temp files a killed arena left behind (``.<name>.<random>.tmp`` beside records
     and standings; the real files are only ever replaced whole). Returns how many."""
-    stale = list((out / "records").glob(".*.tmp")) + list(out.glob(".standings.*.tmp"))
+    stale = list((out / "records").glob(".*.tmp")) + list(out.glob(".*.tmp"))
     for p in stale:
         p.unlink(missing_ok=True)
     return len(stale)
@@ -113,6 +130,31 @@ def sweep_temp_files(out: Path) -> int:
 
 class OutDirError(UserError):
     """The output directory cannot be used (not creatable, or another arena holds it)."""
+
+
+class PreflightError(UserError):
+    """A bot command cannot start (checked before the first match); one line per bot."""
+
+
+def check_bots(cfg: TournamentConfig) -> None:
+    """The pre-flight check of every spawned bot's command (:mod:`.preflight`).
+
+    Raises:
+        PreflightError: naming each bot that cannot start and why.
+    """
+    problems = preflight(cfg.bots)
+    if problems:
+        raise PreflightError("; ".join(problems) + " (nothing was played)")
+
+
+def max_connections(cfg: TournamentConfig, slots: int | None = None) -> int:
+    """The server's connection cap: every bot instance (``slots`` per spawned bot, default
+    the tournament's concurrency), plus as many waiting to register (restarts overlap) and the
+    unregistered allowance."""
+    from ..protocol.limits import MAX_UNREGISTERED
+    per_bot = slots or cfg.tournament.concurrency
+    instances = sum(1 if b.remote else per_bot for b in cfg.bots)
+    return 2 * instances + MAX_UNREGISTERED
 
 
 class _Progress:
@@ -135,16 +177,21 @@ class _Progress:
             self.bar.start()
 
     def message(self, text: str) -> None:
+        logging.getLogger("arena.tournament").info("%s", text)   # also in OUT/arena.log
         if not self.enabled:
             return
+        text = printable(text)   # it may quote a bot's log line
         if self.bar is not None:
             self.bar.console.print(text, markup=False, highlight=False)
         else:
             print(text, file=sys.stderr, flush=True)
 
-    def advance(self, m: ScheduledMatch, result: MatchResult) -> None:
+    def advance(self, m: ScheduledMatch, result: ResultRow) -> None:
         self.done += 1
         self.faults += sum(result.faults)
+        logging.getLogger("arena.tournament").info(
+            "match %s done: placings %s, faults %s", m.match_id,
+            dict(zip(m.seats, result.placings)), list(result.faults))
         if self.bar is not None:
             self.bar.update(self.task, advance=1, faults=self.faults)
         elif self.enabled:
@@ -152,6 +199,14 @@ class _Progress:
             print(f"[{self.done}/{self.total}] {m.match_id} {places}"
                   + (f" faults {sum(result.faults)}" if any(result.faults) else ""),
                   file=sys.stderr, flush=True)
+
+    def warning(self, text: str) -> None:
+        """A security or process warning: always shown (even with --quiet)."""
+        line = f"arena: WARNING: {text}"
+        if self.bar is not None:
+            self.bar.console.print(line, markup=False, highlight=False, style="bold red")
+        else:
+            print(line, file=sys.stderr, flush=True)
 
     def close(self) -> None:
         if self.bar is not None:
@@ -181,44 +236,28 @@ async def run_tournament(cfg: TournamentConfig, out: Path, *, progress: bool = T
 
 async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
                       on_match: Callable[[ScheduledMatch], None] | None) -> TournamentOutcome:
-    (out / "records").mkdir(exist_ok=True)
-    (out / "logs").mkdir(exist_ok=True)
-    sweep_temp_files(out)  # we hold the directory's lock: no other writer
     names = [b.name for b in cfg.bots]
-    rules = cfg.rules_config()
-    with Store(out / "results.sqlite") as store:
+    with Store(out / "results.sqlite") as store:   # refuses a file that is not a store
+        (out / "records").mkdir(exist_ok=True)
+        (out / "logs").mkdir(exist_ok=True)
+        sweep_temp_files(out)  # we hold the directory's lock: no other writer
         schedule = make_schedule(names, cfg.tournament.deals_per_table, cfg.tournament.seed)
         store.init_schedule(cfg.fingerprint(), cfg.tournament.name, schedule)
+        store.results()        # every stored row is checked before anything is played
+        procs = ProcessTable(store.db)
+        left = procs.end_leftovers()  # an arena that died on this directory left them
+        if left:
+            print(f"arena: ended {left} bot process{'es' if left > 1 else ''} left running by "
+                  f"an earlier arena on {out}", file=sys.stderr, flush=True)
         pending = store.pending()
+        sweep_unfinished_records(out, pending)
         scheduled = store.scheduled_count()
         prog = _Progress(scheduled, scheduled - len(pending), progress)
         played = 0
         disqualified: list[str] = []
         if pending:
             print(sandbox_banner(cfg), file=sys.stderr, flush=True)
-            sockdir = SocketDir()
-            server = ArenaServer(cfg.server.bind,
-                                 register_timeout_s=cfg.faults.register_timeout_s,
-                                 unix_socket=sockdir.socket)
-            try:
-                port = await server.start()
-            except BaseException:
-                sockdir.close()
-                raise
-            address = server_address(cfg.server.bind, port)
-            remote = [b.name for b in cfg.bots if b.remote]
-            if remote:  # shown even with --quiet: remote bots need the address
-                print(f"arena listening on {address}; remote bots ({', '.join(remote)}) join "
-                      f"with --arena {address} --token <their token>", file=sys.stderr,
-                      flush=True)
-            launcher = Launcher(cfg.sandbox, cfg.bots, socket=sockdir.socket, hide=[out],
-                                on_event=prog.message)
-            # spawned bots dial the Unix socket; TCP is for remote bots
-            pool = BotPool(server, cfg.bots, server.unix_address or address, out / "logs",
-                           slots=cfg.tournament.concurrency,
-                           register_timeout_s=cfg.faults.register_timeout_s,
-                           max_crashes=cfg.faults.max_crashes, on_event=prog.message,
-                           launcher=launcher)
+            executor = make_executor(cfg, out, prog, procs)
             queue: asyncio.Queue[ScheduledMatch] = asyncio.Queue()
             for m in pending:
                 queue.put_nowait(m)
@@ -227,28 +266,180 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
                 nonlocal played
                 while not queue.empty():
                     m = queue.get_nowait()
-                    result, usage = await _play_one(cfg, rules, m, pool, launcher)
-                    path = out / "records" / f"{m.match_id}.jsonl.gz"
-                    record = record_from_result(result)
-                    await asyncio.to_thread(write_record, record, path)
-                    store.save_result(result_row(m, result, str(path.relative_to(out)), usage),
-                                      result.started_at, result.ended_at)
+                    done = await executor.play(m)
+                    # finished normally: the record and its row are written even if the run
+                    # is being cancelled meanwhile (a cancelled match never gets here)
+                    await _uncancellable(_save(out, store, done))
                     played += 1
-                    prog.advance(m, result)
+                    prog.advance(m, done.row)
                     if on_match is not None:
                         on_match(m)
 
             try:
-                await asyncio.gather(*(worker() for _ in range(cfg.tournament.concurrency)))
+                await executor.start()
+                await _run_workers(worker, executor.slots)
             finally:
                 prog.close()
-                disqualified = pool.disqualifications
+                disqualified = executor.disqualifications
                 # shielded: a cancellation arriving now must not cut the bots' shutdown short
-                await asyncio.shield(_shutdown(pool, server, launcher, sockdir))
-        standings = compute_standings(store.results(), names)
+                await asyncio.shield(executor.close())
+        absent = procs.never_started()
+        notes = {b.name: "did not connect" if b.remote else "never started"
+                 for b in cfg.bots if b.name in absent}
+        standings = compute_standings(store.results(), names, absent=notes)
     write_standings(out, standings)
     return TournamentOutcome(played, scheduled, scheduled - len(pending), standings, out,
-                             prog.faults, tuple(disqualified))
+                             prog.faults, tuple(disqualified), tuple(absent.items()))
+
+
+async def _save(out: Path, store: Store, done: PlayedMatch) -> None:
+    """Write the record of a finished match (atomically), then its result row."""
+    await asyncio.to_thread(atomic_write_bytes, out / done.row.record, done.record)
+    store.save_result(done.row, done.started_at, done.ended_at)
+
+
+async def _uncancellable(coro: Coroutine[Any, Any, None]) -> None:
+    """Run ``coro`` to its end even when the caller is cancelled meanwhile, then pass the
+    cancellation on (a finished match is stored whole or not at all)."""
+    task = asyncio.ensure_future(coro)
+    cancelled = False
+    while True:
+        try:
+            await asyncio.shield(task)
+            break
+        except asyncio.CancelledError:
+            if task.done():
+                raise
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+
+
+async def _run_workers(worker: Callable[[], Coroutine[Any, Any, None]], n: int) -> None:
+    """Run ``n`` workers; when one fails, the others are cancelled (their matches are
+    abandoned, never stored) and the first error is raised as itself."""
+    try:
+        async with asyncio.TaskGroup() as tg:
+            for _ in range(n):
+                tg.create_task(worker())
+    except BaseExceptionGroup as group:
+        raise group.exceptions[0]  # noqa: B904 - the error itself, its traceback intact
+
+
+def sweep_unfinished_records(out: Path, pending: list[ScheduledMatch]) -> int:
+    """Remove record files of matches without a result row (the arena was killed between
+    writing a record and committing its row): only stored results have records. Returns how
+    many."""
+    n = 0
+    for m in pending:
+        path = out / "records" / f"{m.match_id}.jsonl.gz"
+        if path.exists():
+            path.unlink()
+            n += 1
+    return n
+
+
+def make_executor(cfg: TournamentConfig, out: Path, prog: _Progress,
+                  tracker: ProcessTracker | None) -> MatchExecutor:
+    """The executor ``[cluster] backend`` asks for: :class:`LocalExecutor` or Ray's (whose
+    bots run on the cluster's nodes: not in ``tracker``)."""
+    if cfg.cluster.backend == "ray":
+        from ..cluster.executor import RayExecutor
+        return RayExecutor(cfg, out, prog.message)
+    return LocalExecutor(cfg, out / "logs", prog.message, on_warning=prog.warning,
+                         tracker=tracker, hide=[out])
+
+
+def played_from_result(m: ScheduledMatch, result: MatchResult,
+                       usage: list[Usage | None] | None = None) -> PlayedMatch:
+    """The store row and record bytes of ``result`` (the bytes ``write_record`` would write:
+    gzip with ``mtime=0``, so equal games give equal files); ``usage``: per seat, the
+    sandbox's CPU / peak-memory accounting."""
+    data = gzip.compress(dumps_record(record_from_result(result)).encode("utf-8"),
+                         compresslevel=6, mtime=0)
+    return PlayedMatch(result_row(m, result, record_relpath(m.match_id), usage),
+                       result.started_at,
+                       result.ended_at, data)
+
+
+class LocalExecutor:
+    """Plays matches in this process: the pre-flight check, one gRPC server, one bot pool
+    with ``slots`` instances per bot (``tournament.concurrency`` unless given). A Ray worker
+    runs one per actor.
+
+    Raises (from ``start``): PreflightError, ServerStartError.
+    """
+
+    def __init__(self, cfg: TournamentConfig, log_dir: Path, on_event: Callable[[str], None],
+                 *, slots: int | None = None, bind: str | None = None,
+                 on_warning: Callable[[str], None] | None = None,
+                 tracker: ProcessTracker | None = None,
+                 hide: list[Path] | None = None) -> None:
+        self.cfg = cfg
+        #: directories no sandboxed bot may see (the output directory; default: the logs)
+        self.hide = hide if hide is not None else [log_dir]
+        self.rules = cfg.rules_config()
+        self.log_dir = log_dir
+        self.on_event = on_event
+        self.on_warning = on_warning or on_event
+        self.tracker = tracker
+        self.slots = slots or cfg.tournament.concurrency
+        self.bind = bind or cfg.server.bind
+        self.server: ArenaServer | None = None
+        self.pool: BotPool | None = None
+        self.launcher: Launcher | None = None
+        self.sockdir: SocketDir | None = None
+
+    @property
+    def disqualifications(self) -> list[str]:
+        return self.pool.disqualifications if self.pool is not None else []
+
+    async def start(self) -> None:
+        cfg = self.cfg
+        check_bots(cfg)
+        self.sockdir = SocketDir()
+        server = ArenaServer(self.bind, register_timeout_s=cfg.faults.register_timeout_s,
+                             max_connections=max_connections(cfg, self.slots),
+                             on_warning=self.on_warning, tls=cfg.server.tls_config(),
+                             unix_socket=self.sockdir.socket)
+        try:
+            port = await server.start()
+        except BaseException:
+            self.sockdir.close()
+            self.sockdir = None
+            raise
+        self.server = server
+        address = server_address(self.bind, port)
+        remote = [b.name for b in cfg.bots if b.remote]
+        if remote:  # shown even with --quiet: remote bots need the address
+            print(f"arena listening on {address}; remote bots ({', '.join(remote)}) join "
+                  f"with --arena {address} --token <their token>", file=sys.stderr,
+                  flush=True)
+        self.launcher = Launcher(cfg.sandbox, cfg.bots, socket=self.sockdir.socket,
+                                 hide=self.hide, on_event=self.on_event)
+        # spawned bots dial the Unix socket (plaintext in a private 0700 directory: no TLS
+        # files for them); TCP, with TLS when configured, is for remote bots
+        self.pool = BotPool(server, cfg.bots, server.unix_address or address, self.log_dir,
+                            slots=self.slots, register_timeout_s=cfg.faults.register_timeout_s,
+                            max_crashes=cfg.faults.max_crashes, on_event=self.on_event,
+                            tracker=self.tracker,
+                            extra_env={} if server.unix_address else cfg.server.bot_env(),
+                            launcher=self.launcher)
+
+    async def play(self, m: ScheduledMatch) -> PlayedMatch:
+        result, usage = await _play_one(self.cfg, self.rules, m, self.pool, self.launcher)
+        return await asyncio.to_thread(played_from_result, m, result, usage)
+
+    async def close(self) -> None:
+        if self.pool is not None:
+            await _shutdown(self.pool, self.server, self.launcher, self.sockdir)
+        else:
+            try:
+                if self.server is not None:
+                    await self.server.stop()
+            finally:
+                if self.sockdir is not None:
+                    self.sockdir.close()
 
 
 def sandbox_banner(cfg: TournamentConfig) -> str:
@@ -260,16 +451,18 @@ def sandbox_banner(cfg: TournamentConfig) -> str:
     return line + (f"; per bot: {', '.join(own)}" if own else "")
 
 
-async def _shutdown(pool: BotPool, server: ArenaServer, launcher: Launcher,
-                    sockdir: SocketDir) -> None:
+async def _shutdown(pool: BotPool, server: ArenaServer, launcher: Launcher | None,
+                    sockdir: SocketDir | None) -> None:
     try:
         await pool.close()
     finally:
         try:
-            await launcher.close()
+            if launcher is not None:
+                await launcher.close()
             await server.stop()
         finally:
-            sockdir.close()
+            if sockdir is not None:
+                sockdir.close()
 
 
 async def _play_one(cfg: TournamentConfig, rules, m: ScheduledMatch,  # noqa: ANN001
@@ -286,6 +479,9 @@ async def _play_one(cfg: TournamentConfig, rules, m: ScheduledMatch,  # noqa: AN
         result = await run_match(spec, [bot for _, _, bot in leased])
         return result, await launcher.end(procs)
     finally:
-        for i, (name, inst, _) in enumerate(leased):
+        for i, (name, inst, bot) in enumerate(leased):
+            forget = getattr(bot, "forget_match", None)
+            if forget is not None:  # also when the match was stopped before its end
+                forget(m.match_id)
             forfeit = result.forfeit_reasons[i] if result is not None else "arena stopped"
             await pool.release(name, inst, forfeit)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -13,8 +14,14 @@ from pydantic import ValidationError
 from ..match import MatchResult, MatchSpec, run_match
 from ..rules import RulesConfig
 from .config import BotEntry
-from .pool import BotPool
+from .pool import BotPool, UnavailableBot
+from .preflight import preflight
 from .runner import server_address
+
+
+class BotStartError(Exception):
+    """A bot of ``arena play`` could not start (its command failed, or it did not register);
+    the message says which and why, and names its log."""
 
 
 def bot_names(commands: Sequence[str]) -> list[str]:
@@ -62,20 +69,30 @@ async def play_single(rules: RulesConfig, commands: Sequence[str], *, seed: int 
     end the processes, return the result.
 
     Raises:
-        ValueError: not three commands, or a bad command string.
+        ValueError: not three commands, a bad command string, or a command that cannot start
+            (pre-flight: program or script missing, not executable).
+        BotStartError: a bot started but exited or did not register (nothing is played).
     """
     from ..protocol.server import ArenaServer
     if len(commands) != 3:
         raise ValueError(f"a match needs 3 bot commands, got {len(commands)}")
     bots = entries(commands)
+    problems = preflight(bots)
+    if problems:
+        raise ValueError("; ".join(problems))
     logs = log_dir or Path(tempfile.mkdtemp(prefix="arena-play-"))
     os.makedirs(logs, exist_ok=True)
-    server = ArenaServer("127.0.0.1:0", register_timeout_s=register_timeout_s)
+    server = ArenaServer("127.0.0.1:0", register_timeout_s=register_timeout_s,
+                         on_warning=lambda text: print(f"arena: WARNING: {text}",
+                                                       file=sys.stderr, flush=True))
     port = await server.start()
     pool = BotPool(server, bots, server_address("127.0.0.1:0", port), logs, slots=1,
-                   register_timeout_s=register_timeout_s, max_crashes=0)
+                   register_timeout_s=register_timeout_s, max_crashes=1)
     try:
         leased = await pool.acquire([b.name for b in bots])
+        failed = [bot.gone_reason for _, _, bot in leased if isinstance(bot, UnavailableBot)]
+        if failed:
+            raise BotStartError("; ".join(failed))
         spec = MatchSpec("play", rules, seed=seed, time_ms=time_ms, grace_ms=grace_ms)
         return await run_match(spec, [bot for _, _, bot in leased])
     finally:

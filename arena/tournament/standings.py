@@ -1,10 +1,14 @@
 """Standings: a pure fold over stored results plus the ratings module (issue 4 item 7).
 
-Columns: rank, bot, Elo-scale rating with its 95% interval (Plackett-Luce fit and block
-bootstrap, :func:`arena.ratings.rate`), matches, average placing, first places, average match
-score, faults, forfeits, mean milliseconds per decision (as the arena measured the wait), and
-the bot processes' own CPU milliseconds per decision and peak resident memory in MiB (from the
-sandbox's accounting, :mod:`arena.sandbox`; "-" where not measured, e.g. a remote bot).
+Columns (the vocabulary of :mod:`arena.ratings.columns`, shared with ``arena ratings``): rank,
+bot, Elo-scale rating with its 95% interval (Plackett-Luce fit and block bootstrap,
+:func:`arena.ratings.rate`), matches, average place, first places, average match score,
+faults, forfeits, mean milliseconds per decision (as the arena measured the wait), the bot
+processes' own CPU milliseconds per decision and peak resident memory in MiB (from the
+sandbox's accounting, :mod:`arena.sandbox`; "-" where not measured, e.g. a remote bot),
+duplicate blocks played. The text and Markdown tables carry a legend and the notes (no ratings
+yet; intervals resting on too few blocks); JSON has them as ``legend`` and ``notes``; CSV has
+one table, the notes in its ``note`` column.
 """
 
 from __future__ import annotations
@@ -12,13 +16,15 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, fields
 
 from tabulate import tabulate
 
 from ..ratings import MatchResult as RatedMatch
 from ..ratings import RatingReport, RatingsInputError, rate
+from ..ratings.columns import COLUMNS, MIN_BLOCKS, few_blocks_note, legend
+from ..safetext import markdown_cell, printable
 from .store import ResultRow
 
 
@@ -28,7 +34,7 @@ class StandingRow:
     ratings could not be computed, e.g. a single match); ``ms_per_decision`` milliseconds;
     ``cpu_ms_per_decision`` the bot's CPU milliseconds (user + system, all its processes) per
     decision asked, and ``peak_mib`` its largest peak resident memory in one match (MiB); both
-    None when never measured."""
+    None when never measured; ``blocks`` the duplicate blocks the bot played in."""
 
     rank: int
     bot: str
@@ -36,14 +42,20 @@ class StandingRow:
     ci_low: float | None
     ci_high: float | None
     matches: int
-    avg_place: float
+    average_place: float
     firsts: int
-    avg_score: float
+    average_score: float
     faults: int
     forfeits: int
     ms_per_decision: float
     cpu_ms_per_decision: float | None = None
     peak_mib: float | None = None
+    blocks: int = 0
+    status: str | None = None  #: "never started" / "did not connect": kept out of the ratings
+
+
+#: the CSV / JSON keys of a standings row, in order
+STANDING_COLUMNS = tuple(f.name for f in fields(StandingRow))
 
 
 @dataclass(frozen=True)
@@ -52,6 +64,18 @@ class Standings:
     ratings: RatingReport | None
     note: str | None        #: why ratings are missing, if they are
 
+    @property
+    def few_blocks(self) -> str | None:
+        """The warning when the intervals rest on too few duplicate blocks, else None."""
+        if self.ratings is None or not self.ratings.bootstrap:
+            return None
+        return few_blocks_note({r.bot: r.blocks for r in self.rows if r.matches})
+
+    @property
+    def notes(self) -> list[str]:
+        """Every note to show with the table."""
+        return [n for n in (self.note, self.few_blocks) if n]
+
 
 def _ratings(results: Sequence[ResultRow], seed: int) -> tuple[RatingReport | None, str | None]:
     rated = [RatedMatch(r.seats, tuple(r.placings), r.block_id, tuple(r.forfeited))
@@ -59,22 +83,29 @@ def _ratings(results: Sequence[ResultRow], seed: int) -> tuple[RatingReport | No
     blocks = len({r.block_id for r in results})
     try:
         return rate(rated, bootstrap=200 if blocks >= 2 else 0, seed=seed), (
-            None if blocks >= 2 else "one duplicate block only: no confidence intervals")
+            None if blocks >= 2 else "note: one duplicate block only: no confidence intervals")
     except RatingsInputError as exc:
-        return None, f"no ratings: {exc}"
+        return None, f"note: no ratings: {exc}"
 
 
 def compute_standings(results: Sequence[ResultRow], bots: Sequence[str],
-                      seed: int = 0) -> Standings:
+                      seed: int = 0, absent: Mapping[str, str] | None = None) -> Standings:
     """Standings of ``bots`` (all listed, even with no match yet) over ``results``.
 
     Sorted by rating when available, else by average placing. Pure; deterministic for a
-    given ``seed`` (the bootstrap's).
+    given ``seed`` (the bootstrap's). ``absent``: bots that never took part (never started,
+    or a remote bot that never connected) -> the note shown for them; the matches they were
+    scheduled in are kept out of the ratings (they measure only the absence).
     """
-    report, note = _ratings(results, seed) if results else (None, "no matches played yet")
+    absent = absent or {}
+    rated = [r for r in results if not absent.keys() & set(r.seats)]
+    report, note = _ratings(rated, seed) if rated else (
+        None, "note: no matches played yet" if not results else "note: no ratings: every match had a "
+        "bot that never started")
+
     def zero() -> dict:
         return {"m": 0, "place": 0, "first": 0, "score": 0, "faults": 0, "forfeits": 0,
-                "ms": 0.0, "dec": 0, "cpu": 0.0, "cpu_dec": 0, "peak": None}
+                "ms": 0.0, "dec": 0, "blocks": set(), "cpu": 0.0, "cpu_dec": 0, "peak": None}
     acc = {b: zero() for b in bots}
     for r in results:
         for i, name in enumerate(r.seats):
@@ -92,6 +123,7 @@ def compute_standings(results: Sequence[ResultRow], bots: Sequence[str],
             a["forfeits"] += bool(r.forfeited[i])
             a["ms"] += r.think_ms[i]
             a["dec"] += r.decisions[i]
+            a["blocks"].add(r.block_id)
     rows = []
     for name, a in acc.items():
         rating = report.bot(name) if report is not None and name in report.names else None
@@ -101,14 +133,17 @@ def compute_standings(results: Sequence[ResultRow], bots: Sequence[str],
             rating.ci_high if rating else None, a["m"], round(a["place"] / m, 3), a["first"],
             round(a["score"] / m, 3), a["faults"], a["forfeits"],
             round(a["ms"] / a["dec"], 2) if a["dec"] else 0.0,
-            round(a["cpu"] * 1000 / a["cpu_dec"], 2) if a["cpu_dec"] else None, a["peak"]))
+            round(a["cpu"] * 1000 / a["cpu_dec"], 2) if a["cpu_dec"] else None, a["peak"],
+            len(a["blocks"]), absent.get(name)))
     rows.sort(key=lambda r: (-(r.rating if r.rating is not None else -1e9),
-                             r.avg_place if r.matches else 9, r.bot))
+                             r.average_place if r.matches else 9, r.bot))
     ranked = tuple(StandingRow(i + 1, *list(asdict(r).values())[1:]) for i, r in enumerate(rows))
     return Standings(ranked, report, note)
 
 
 def _interval(r: StandingRow) -> str:
+    if r.status:
+        return r.status
     if r.rating is None:
         return "-"
     if r.ci_low is None:
@@ -116,36 +151,59 @@ def _interval(r: StandingRow) -> str:
     return f"{r.rating:.0f} [{r.ci_low:.0f}, {r.ci_high:.0f}]"
 
 
-HEADERS = ["rank", "bot", "rating [95% CI]", "matches", "avg place", "1st", "avg score",
-           "faults", "forfeits", "ms/decision", "CPU ms/decision", "peak MiB"]
+#: the columns of the text and Markdown tables (rating and interval in one cell)
+TABLE_KEYS = ("rank", "bot", "rating", "matches", "average_place", "firsts", "average_score",
+              "faults", "forfeits", "ms_per_decision", "cpu_ms_per_decision", "peak_mib",
+              "blocks")
+HEADERS = [f"{COLUMNS['rating'].header} [{COLUMNS['ci_low'].header}]" if k == "rating"
+           else COLUMNS[k].header for k in TABLE_KEYS]
 
 
 def table_rows(st: Standings) -> list[list[object]]:
-    return [[r.rank, r.bot, _interval(r), r.matches, f"{r.avg_place:.2f}", r.firsts,
-             f"{r.avg_score:+.2f}", r.faults, r.forfeits, f"{r.ms_per_decision:.1f}",
+    return [[r.rank, r.bot, _interval(r), r.matches, f"{r.average_place:.2f}", r.firsts,
+             f"{r.average_score:+.2f}", r.faults, r.forfeits, f"{r.ms_per_decision:.1f}",
              "-" if r.cpu_ms_per_decision is None else f"{r.cpu_ms_per_decision:.1f}",
-             "-" if r.peak_mib is None else f"{r.peak_mib:.0f}"]
-            for r in st.rows]
+             "-" if r.peak_mib is None else f"{r.peak_mib:.0f}",
+             r.blocks] for r in st.rows]
+
+
+#: column alignment of the text and Markdown tables (numbers right, the name left)
+ALIGN = ["right", "left"] + ["right"] * (len(TABLE_KEYS) - 2)
+
+
+def standings_legend() -> list[str]:
+    """What the columns of the text and Markdown tables mean, one line each."""
+    rating, ci = COLUMNS["rating"], COLUMNS["ci_low"]
+    return [f"{HEADERS[2]}: {rating.meaning}; {ci.header}: {ci.meaning}"] + \
+        legend(TABLE_KEYS[3:])
 
 
 def format_standings(st: Standings, fmt: str = "text") -> str:
     """Render as ``text`` (console), ``md``, ``csv`` or ``json``. Names are data: csv quotes
-    them, md escapes ``|``, json escapes everything."""
+    them, json escapes them, md and text show them with :mod:`arena.safetext`."""
     if fmt == "json":
-        return json.dumps({"standings": [asdict(r) for r in st.rows], "note": st.note},
-                          indent=2, ensure_ascii=False)
+        return json.dumps({"standings": [asdict(r) for r in st.rows], "notes": st.notes,
+                           "legend": standings_legend()}, indent=2, ensure_ascii=False)
     if fmt == "csv":
         buf = io.StringIO()
         w = csv.writer(buf)
-        w.writerow(list(StandingRow.__dataclass_fields__))
+        w.writerow([*STANDING_COLUMNS, "note"])
+        few = st.few_blocks
         for r in st.rows:
-            w.writerow(list(asdict(r).values()))
+            note = few if few and r.matches and r.blocks < MIN_BLOCKS else st.note
+            w.writerow([*asdict(r).values(), note or ""])
         return buf.getvalue()
     rows = table_rows(st)
     if fmt == "md":
         for row in rows:
-            row[1] = str(row[1]).replace("|", "\\|").replace("\n", " ")
-        text = tabulate(rows, headers=HEADERS, tablefmt="github")
-    else:
-        text = tabulate(rows, headers=HEADERS, tablefmt="simple")
-    return text + (f"\n\n{st.note}" if st.note else "") + "\n"
+            row[1] = markdown_cell(str(row[1]))
+        text = tabulate(rows, headers=HEADERS, tablefmt="github", disable_numparse=True,
+                        colalign=ALIGN)
+        notes = [markdown_cell(n) for n in st.notes]
+        return "\n\n".join([text, *notes, "\n".join(
+            f"- {markdown_cell(line)}" for line in standings_legend())]) + "\n"
+    for row in rows:
+        row[1] = printable(str(row[1]))
+    text = tabulate(rows, headers=HEADERS, tablefmt="simple", disable_numparse=True,
+                    colalign=ALIGN)
+    return "\n\n".join([text, *st.notes, "\n".join(standings_legend())]) + "\n"

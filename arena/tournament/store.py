@@ -11,6 +11,14 @@ Tables:
 Resume: a rerun plays exactly the schedule rows without a result row, so nothing is played
 twice and nothing is skipped, even after ``kill -9`` (SQLite's journal makes each commit atomic;
 a match killed mid-play simply has no row and is played again from its seed).
+
+Identity: a store carries ``PRAGMA application_id`` = :data:`APPLICATION_ID` ("358A") and
+``PRAGMA user_version`` = :data:`SCHEMA_VERSION`. Any other SQLite file is refused, never
+written to (see :func:`check_identity`); a store written before these marks existed (our three
+tables, no application id) is ours and gets them on its next writable open.
+
+Validation: every row read back is checked (:mod:`arena.tournament.rows`); a damaged row is a
+one-line :class:`StoreError` naming its match id, never a traceback.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..errors import UserError
+from .rows import RowError, result_values, schedule_values
 from .schedule import ScheduledMatch
 
 SCHEMA = """
@@ -45,8 +54,58 @@ ADDED_COLUMNS = {"cpu_s": "TEXT", "peak_mib": "TEXT"}
 _NONE3 = (None, None, None)
 
 
+#: ``PRAGMA application_id`` of a 358 Arena store: the bytes "358A"
+APPLICATION_ID = 0x33353841
+#: ``PRAGMA user_version``: the layout of the tables above. 1: issue 10's tables; 2: plus
+#: :data:`ADDED_COLUMNS` (issue 13). Older stores are upgraded on their next writable open.
+SCHEMA_VERSION = 2
+#: the columns of our tables, to recognise a store written before the identity marks
+_COLUMNS = {
+    "meta": ("key", "value"),
+    "schedule": ("match_id", "block_id", "table_idx", "deal_idx", "seating_idx", "seat0",
+                 "seat1", "seat2", "seed"),
+    "results": ("match_id", "status", "placings", "scores", "faults", "forfeited",
+                "forfeit_reasons", "end_reason", "hands", "decisions", "think_ms", "started_at",
+                "ended_at", "record"),
+}
+
+
 class StoreError(UserError):
     """The output directory holds another tournament, or the store is unreadable."""
+
+
+def check_identity(db: sqlite3.Connection, path: Path) -> str:
+    """Decide whether the SQLite database ``db`` (at ``path``) is a 358 Arena store, reading
+    only. Returns ``"store"`` (marked as ours), ``"unmarked"`` (our tables, written before the
+    marks existed), or ``"empty"`` (no tables: a new store may be created in it).
+
+    Raises:
+        StoreError: another application's database, one with other tables, or a store of a
+            newer schema; one line naming the file.
+    """
+    app = db.execute("PRAGMA application_id").fetchone()[0]
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    tables = sorted(r[0] for r in db.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"))
+    refuse = "; use another --out directory"
+    if app == APPLICATION_ID:
+        if version > SCHEMA_VERSION:
+            raise StoreError(f"{path}: written by a newer 358 Arena (store schema {version}, "
+                             f"this arena reads up to {SCHEMA_VERSION}); upgrade the arena")
+        return "store"
+    if app != 0:
+        raise StoreError(f"{path}: not a 358 Arena results store (an SQLite database of "
+                         f"another application, application_id {app:#010x}){refuse}")
+    if not tables:
+        return "empty"
+    for table, columns in _COLUMNS.items():
+        have = tuple(r[1] for r in db.execute(f"PRAGMA table_info({table})"))
+        if have != columns and not (table == "results"
+                                    and have == columns + tuple(ADDED_COLUMNS)):
+            shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
+            raise StoreError(f"{path}: not a 358 Arena results store (an SQLite database with "
+                             f"other tables: {shown}){refuse}")
+    return "unmarked"
 
 
 @dataclass(frozen=True)
@@ -71,6 +130,25 @@ class ResultRow:
     peak_mib: tuple[float | None, float | None, float | None] = _NONE3
 
 
+def _create_tables(db: sqlite3.Connection, mark: bool) -> None:
+    """Create the tables that are missing, add the :data:`ADDED_COLUMNS` an older store lacks
+    and set the identity marks (with ``mark``, or when the schema version is older), in one
+    transaction."""
+    with db:
+        db.execute("BEGIN IMMEDIATE")
+        for statement in SCHEMA.split(";"):
+            if statement.strip():
+                db.execute(statement)
+        have = {r[1] for r in db.execute("PRAGMA table_info(results)")}
+        for col, kind in ADDED_COLUMNS.items():
+            if col not in have:
+                db.execute(f"ALTER TABLE results ADD COLUMN {col} {kind}")
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if mark or version < SCHEMA_VERSION:
+            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
 class Store:
     """Open (create) the store at ``path``. Use as a context manager or call :meth:`close`.
 
@@ -80,25 +158,26 @@ class Store:
 
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = Path(path)
+        db = None
         try:
             if readonly:
-                self.db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
-                                          isolation_level=None)
-                tables = {r[0] for r in self.db.execute(
-                    "SELECT name FROM sqlite_master WHERE type = 'table'")}
-                if not {"meta", "schedule", "results"} <= tables:
-                    raise StoreError(f"{self.path}: not a 358 Arena results store")
-                return
-            self.db = sqlite3.connect(self.path, isolation_level=None)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
-            self.db.executescript(SCHEMA)
-            have = {r[1] for r in self.db.execute("PRAGMA table_info(results)")}
-            for col, kind in ADDED_COLUMNS.items():
-                if col not in have:
-                    self.db.execute(f"ALTER TABLE results ADD COLUMN {col} {kind}")
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path}: not a results store: {exc}") from None
+                db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
+                                     isolation_level=None)
+                if check_identity(db, self.path) == "empty":
+                    raise StoreError(f"{self.path}: not a 358 Arena results store (no tables)")
+            else:
+                db = sqlite3.connect(self.path, isolation_level=None)
+                kind = check_identity(db, self.path)   # before anything is written
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=FULL")
+                _create_tables(db, mark=kind != "store")
+        except (sqlite3.DatabaseError, StoreError) as exc:
+            if db is not None:
+                db.close()
+            if isinstance(exc, StoreError):
+                raise
+            raise StoreError(f"{self.path}: not a 358 Arena results store: {exc}") from None
+        self.db = db
 
     def __enter__(self) -> Store:
         return self
@@ -145,13 +224,30 @@ class Store:
         return self.db.execute("SELECT COUNT(*) FROM schedule").fetchone()[0]
 
     def pending(self) -> list[ScheduledMatch]:
-        """Scheduled matches without a result, in schedule order."""
-        rows = self.db.execute(
+        """Scheduled matches without a result, in schedule order.
+
+        Raises:
+            StoreError: a schedule row is damaged (names its match id).
+        """
+        cur = self.db.execute(
             "SELECT s.match_id, block_id, table_idx, deal_idx, seating_idx, seat0, seat1, "
             "seat2, seed FROM schedule s LEFT JOIN results r USING (match_id) "
-            "WHERE r.match_id IS NULL ORDER BY deal_idx, table_idx, seating_idx").fetchall()
-        return [ScheduledMatch(r[0], r[1], r[2], r[3], r[4], (r[5], r[6], r[7]),
-                               bytes.fromhex(r[8])) for r in rows]
+            "WHERE r.match_id IS NULL ORDER BY deal_idx, table_idx, seating_idx")
+        out = []
+        for r in cur.fetchall():
+            raw = {"match_id": r[0], "block_id": r[1], "table_idx": r[2], "deal_idx": r[3],
+                   "seating_idx": r[4], "seats": (r[5], r[6], r[7]), "seed": r[8]}
+            try:
+                v = schedule_values(raw)
+            except RowError as exc:
+                raise self._damaged("scheduled match", r[0], exc) from None
+            out.append(ScheduledMatch(v.match_id, v.block_id, v.table_idx, v.deal_idx,
+                                      v.seating_idx, v.seats, bytes.fromhex(v.seed)))
+        return out
+
+    def _damaged(self, what: str, match_id: object, exc: RowError) -> StoreError:
+        return StoreError(f"{self.path}: the stored {what} {match_id!r} is damaged ({exc}); "
+                          "restore the file, or run again into a new --out directory")
 
     def save_result(self, row: ResultRow, started_at: str, ended_at: str) -> None:
         """Insert a finished match (one atomic commit). A second save of the same match is
@@ -170,23 +266,38 @@ class Store:
                  row.record, json.dumps(row.cpu_s), json.dumps(row.peak_mib)))
 
     def results(self) -> list[ResultRow]:
-        """All finished matches in schedule order."""
+        """All finished matches in schedule order (``cpu_s`` / ``peak_mib`` are nulls in a
+        store read-only opened before its upgrade to schema 2).
+
+        Raises:
+            StoreError: a stored row is damaged: one line naming its match id and column.
+        """
         have = {r[1] for r in self.db.execute("PRAGMA table_info(results)")}
         extra = "".join(f", r.{c}" if c in have else ", NULL" for c in ADDED_COLUMNS)
-        rows = self.db.execute(
+        cur = self.db.execute(
             "SELECT r.match_id, s.block_id, s.seat0, s.seat1, s.seat2, r.status, r.placings, "
             "r.scores, r.faults, r.forfeited, r.forfeit_reasons, r.end_reason, r.hands, "
             f"r.decisions, r.think_ms, r.record{extra} FROM results r "
             "JOIN schedule s USING (match_id) "
-            "ORDER BY s.deal_idx, s.table_idx, s.seating_idx").fetchall()
-        try:
-            return [ResultRow(r[0], r[1], (r[2], r[3], r[4]), r[5], *(tuple(json.loads(x))
-                              for x in r[6:11]), r[11], r[12], tuple(json.loads(r[13])),
-                              tuple(json.loads(r[14])), r[15],
-                              *(tuple(json.loads(x)) if x else _NONE3 for x in r[16:18]))
-                    for r in rows]
-        except (ValueError, TypeError) as exc:
-            raise StoreError(f"{self.path}: a stored result is damaged ({exc})") from None
+            "ORDER BY s.deal_idx, s.table_idx, s.seating_idx")
+        out = []
+        for r in cur.fetchall():
+            raw = {"match_id": r[0], "block_id": r[1], "seats": (r[2], r[3], r[4]),
+                   "status": r[5], "placings": r[6], "scores": r[7], "faults": r[8],
+                   "forfeited": r[9], "forfeit_reasons": r[10], "end_reason": r[11],
+                   "hands": r[12], "decisions": r[13], "think_ms": r[14], "record": r[15],
+                   "cpu_s": r[16], "peak_mib": r[17]}
+            try:
+                v = result_values(raw)
+            except RowError as exc:
+                raise self._damaged("result of match", r[0], exc) from None
+            out.append(ResultRow(v.match_id, v.block_id, v.seats, v.status, v.placings,
+                                 v.scores, v.faults, v.forfeited, v.forfeit_reasons,
+                                 v.end_reason, v.hands, v.decisions,
+                                 tuple(float(x) for x in v.think_ms),  # type: ignore[arg-type]
+                                 v.record,
+                                 *(_usage(x) for x in (v.cpu_s, v.peak_mib))))
+        return out
 
 
 def open_existing(directory: str | Path) -> Store:
@@ -199,3 +310,11 @@ def open_existing(directory: str | Path) -> Store:
     if not path.is_file():
         raise StoreError(f"{directory}: no tournament results here (missing results.sqlite)")
     return Store(path, readonly=True)
+
+
+def _usage(values: tuple[float | int | None, ...] | None
+           ) -> tuple[float | None, float | None, float | None]:
+    """A stored accounting column as per-seat floats (None: not measured)."""
+    if values is None:
+        return _NONE3
+    return tuple(None if x is None else float(x) for x in values)  # type: ignore[return-value]

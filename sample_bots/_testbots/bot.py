@@ -4,8 +4,11 @@ Usage: ``python -m sample_bots._testbots.bot --mode MODE [--seed N] <arena.sdk.r
 
 Modes: ``random`` (uniform legal actions), ``raise`` (decide raises every time), ``illegal``
 (answers an action that is never legal: ``stop`` where not allowed, else a card not held),
-``slow`` (sleeps 2 s per decision), ``hooks`` (random, and prints match start/end lines to
-stdout for the test to read), ``async`` (random, from an ``async def decide`` that awaits).
+``slow`` (sleeps 2 s per decision), ``hang`` (never returns from its first ``decide``),
+``hooks`` (random, and prints match start/end lines to stdout for the test to read), ``async``
+(random, from an ``async def decide`` that awaits), ``spawner`` (random, after starting three
+``sleep`` processes that would outlive it: one in its process group, one in a new session, and
+one daemonized by a double fork; their pids are printed to stdout).
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import faulthandler
+import os
 import random
 import signal
+import subprocess
 import sys
 import time
 
@@ -39,6 +44,8 @@ class TestPlayer(Player):
                         and c not in view.legal_actions)
         if self.mode == "slow":
             time.sleep(2.0)
+        if self.mode == "hang":
+            time.sleep(3600)
         return self.rng.choice(view.legal_actions)
 
     def on_match_start(self, info: MatchInfo) -> None:
@@ -58,13 +65,38 @@ class AsyncTestPlayer(TestPlayer):
         return self.rng.choice(view.legal_actions)
 
 
+def spawn_children() -> list[int]:
+    """Start the ``spawner`` mode's three ``sleep 300`` processes; returns their pids."""
+    same_group = subprocess.Popen(["sleep", "300"], stdin=subprocess.DEVNULL)
+    new_session = subprocess.Popen(["sleep", "300"], stdin=subprocess.DEVNULL,
+                                   start_new_session=True)
+    read, write = os.pipe()
+    if os.fork() == 0:  # double fork: the grandchild is orphaned at once, in its own session
+        os.setsid()
+        pid = os.fork()
+        if pid == 0:
+            os.close(read)
+            os.close(write)
+            os.execvp("sleep", ["sleep", "300"])
+        os.write(write, str(pid).encode())
+        os._exit(0)
+    os.close(write)
+    daemon = int(os.read(read, 32))
+    os.close(read)
+    os.wait()
+    return [same_group.pid, new_session.pid, daemon]
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(add_help=False)
     ap.add_argument("--mode", default="random",
-                    choices=("random", "raise", "illegal", "slow", "hooks", "async"))
+                    choices=("random", "raise", "illegal", "slow", "hang", "hooks", "async",
+                             "spawner"))
     ap.add_argument("--seed", type=int, default=0)
     faulthandler.register(signal.SIGUSR1)  # tests dump a hung bot's stacks with SIGUSR1
     args, rest = ap.parse_known_args(sys.argv[1:] if argv is None else argv)
+    if args.mode == "spawner":
+        print("children", *spawn_children(), flush=True)
     player = (AsyncTestPlayer if args.mode == "async" else TestPlayer)(args.mode, args.seed)
     run(player, rest)
 

@@ -1,16 +1,22 @@
 #!/usr/bin/env node
 // A 358 Arena bot in JavaScript: plays a uniformly random legal action at every decision.
 //
-//   node bot.js --arena HOST:PORT --token TOKEN [--name NAME] [--seed N]
+//   ARENA_TOKEN=TOKEN node bot.js --arena HOST:PORT [--name NAME] [--seed N]
+//               [--tls-ca CA.pem [--tls-cert CERT.pem --tls-key KEY.pem]]
 //
-// (--arena / --token default to $ARENA_ADDRESS / $ARENA_TOKEN.) It loads the protocol from
+// (--arena / --token default to $ARENA_ADDRESS / $ARENA_TOKEN; the arena passes the token in
+// the environment only, since a command line is visible to every local user. The --tls-* files
+// default to $ARENA_TLS_CA / $ARENA_TLS_CERT / $ARENA_TLS_KEY; with a CA the connection uses
+// TLS, with a certificate and key too, mutual TLS.) It loads the protocol from
 // proto/threefiveeight/v1/arena.proto at run time (no generated code), opens the Play stream,
 // registers, answers every DecisionRequest with one of view.legal_actions (action text such as
 // "AS", "trump:H", "give:2:10D"), and exits 0 when the arena closes the stream or on
-// SIGTERM/SIGINT; 3 when the registration is rejected, 1 on a connection error, 2 on bad
-// arguments. Logs go to stderr.
+// SIGTERM/SIGINT; 3 when the registration is rejected (the arena then ends the stream with a
+// matching gRPC status, e.g. UNAUTHENTICATED), 1 on a connection error, 2 on bad arguments.
+// Logs go to stderr.
 'use strict';
 
+const fs = require('fs');
 const path = require('path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
@@ -25,14 +31,16 @@ function log(...parts) {
 
 function usage(message) {
   console.error(`error: ${message}\n` +
-    'usage: node bot.js --arena HOST:PORT|unix:PATH --token TOKEN [--name NAME] [--seed N]');
+    'usage: node bot.js --arena HOST:PORT|unix:PATH --token TOKEN [--name NAME] [--seed N] ' +
+    '[--tls-ca CA.pem [--tls-cert CERT.pem --tls-key KEY.pem]]');
   process.exit(2);
 }
 
 function parseArgs(argv) {
   const args = {
     arena: process.env.ARENA_ADDRESS, token: process.env.ARENA_TOKEN, name: 'js-random',
-    seed: null,
+    seed: null, 'tls-ca': process.env.ARENA_TLS_CA, 'tls-cert': process.env.ARENA_TLS_CERT,
+    'tls-key': process.env.ARENA_TLS_KEY,
   };
   for (let i = 0; i < argv.length; i += 1) {
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
@@ -46,7 +54,26 @@ function parseArgs(argv) {
     usage('the arena address is required: --arena HOST:PORT or unix:PATH (or ARENA_ADDRESS)');
   }
   if (!args.token) usage('the token is required: --token TOKEN (or ARENA_TOKEN)');
+  if (!args['tls-cert'] !== !args['tls-key']) usage('--tls-cert and --tls-key go together');
+  if (args['tls-cert'] && !args['tls-ca']) usage('--tls-cert needs --tls-ca');
   return args;
+}
+
+// Plaintext without --tls-ca; else TLS verifying the arena with that CA (mutual TLS with a
+// client certificate and key).
+function credentials(args) {
+  if (!args['tls-ca']) return grpc.credentials.createInsecure();
+  const read = (flag) => {
+    try {
+      return fs.readFileSync(args[flag]);
+    } catch (err) {
+      return usage(`--${flag} ${args[flag]}: ${err.message}`);
+    }
+  };
+  const ca = read('tls-ca');
+  return args['tls-cert']
+    ? grpc.credentials.createSsl(ca, read('tls-key'), read('tls-cert'))
+    : grpc.credentials.createSsl(ca);
 }
 
 // mulberry32: a small seeded PRNG, so --seed makes the bot's choices reproducible.
@@ -70,7 +97,7 @@ function main() {
     oneofs: true,
   });
   const v1 = grpc.loadPackageDefinition(definition).threefiveeight.v1;
-  const client = new v1.ArenaService(args.arena, grpc.credentials.createInsecure());
+  const client = new v1.ArenaService(args.arena, credentials(args));
   const call = client.Play();
   let exitCode = 0;
   let stopping = false;
@@ -130,7 +157,8 @@ function main() {
     process.exit(exitCode);
   });
   call.on('error', (err) => {
-    if (stopping || err.code === grpc.status.CANCELLED) process.exit(exitCode);
+    // after a rejected registration the stream ends with a matching status: exit 3 as said
+    if (stopping || exitCode === 3 || err.code === grpc.status.CANCELLED) process.exit(exitCode);
     log(`connection to the arena lost: ${err.message}`);
     process.exit(1);
   });

@@ -3,6 +3,8 @@
 import json
 import shutil
 
+import pytest
+
 from arena.cli import main
 
 
@@ -50,3 +52,18 @@ def test_bench_arena_prints_both_rates_and_the_ratio(capsys):
 def test_bench_arena_rejects_bad_rounds(capsys):
     assert main(["bench", "arena", "--rounds", "0"]) == 2
     assert "--rounds must be between 1 and 50" in capsys.readouterr().err
+
+
+def test_bench_memory_prints_rss_figures(capsys):
+    assert main(["bench", "memory", "--matches", "12", "--warmup", "6"]) == 0
+    out = capsys.readouterr().out
+    assert "tournament              : 12 matches (sergeant-major, hand_cap 1" in out
+    assert "MB after 6 matches" in out and "MB after 12" in out
+    assert "growth after warm-up    : " in out and "run --matches 2000" in out
+
+
+@pytest.mark.parametrize("argv", [["--matches", "10", "--warmup", "10"],
+                                  ["--concurrency", "0"]])
+def test_bench_memory_rejects_bad_counts(capsys, argv):
+    assert main(["bench", "memory", *argv]) == 2
+    assert capsys.readouterr().err.startswith("arena: error: ")

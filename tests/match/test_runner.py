@@ -156,3 +156,49 @@ def test_placings_with_forfeits(placings, forfeited, expected):
 def test_wrong_number_of_bots():
     with pytest.raises(ValueError, match="a match needs 3 bots"):
         play(randoms(2))
+
+
+class TimeRecorder(Bot):
+    """Answers the first legal action after ``sleep_s``; records each request's ``time_ms``."""
+
+    def __init__(self, name: str, sleep_s: float = 0.0) -> None:
+        self.name, self.sleep_s, self.times = name, sleep_s, []
+        self.ends = []
+
+    async def decide(self, request):
+        self.times.append(request.time_ms)
+        await asyncio.sleep(self.sleep_s)
+        return request.view.legal_actions[0]
+
+    async def end_match(self, info):
+        self.ends.append(info)
+
+
+def test_time_bank_requests_carry_whole_milliseconds():
+    """Issue 10 item 1: a partly used bank must still give integer ``time_ms`` (the protocol's
+    int32), shrinking by the measured overrun."""
+    slow = TimeRecorder("slow", 0.03)
+    play([TimeRecorder("a"), TimeRecorder("b"), slow], hand_cap=1, time_ms=10, grace_ms=50,
+         time_bank_ms=1000, max_faults=99)
+    assert all(type(t) is int for t in slow.times)
+    assert slow.times[0] == 1010 and slow.times[-1] < slow.times[1] < 1010
+
+
+@pytest.mark.parametrize("bad_seat", [0, 1, 2])
+def test_match_end_tells_the_recorded_placings_and_the_forfeit(bad_seat):
+    """Issue 10 item 3: MatchEnd carries the forfeit-adjusted placings (the recorded ones) and a
+    reason naming the forfeit."""
+    bots = [TimeRecorder(f"r{i}") for i in range(3)]
+    bots[bad_seat] = LocalBot(ScriptedPolicy(999, set(range(1, 100))), "bad")
+    res = play(bots, max_faults=2)
+    assert res.forfeited[bad_seat] and res.placings[bad_seat] == 3
+    for i, b in enumerate(bots):
+        if i == bad_seat:
+            continue
+        (end,) = b.ends
+        assert end.placings == res.placings
+        assert end.reason == f"forfeit by seat {bad_seat}; {res.state.end_reason}"
+    clean = [TimeRecorder(f"r{i}") for i in range(3)]
+    res = play(clean)
+    assert clean[0].ends[0].reason == res.state.end_reason and \
+        clean[0].ends[0].placings == res.placings

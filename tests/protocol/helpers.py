@@ -65,10 +65,10 @@ class BotProcesses:
                            "--arena", f"127.0.0.1:{port}", "--token", token,
                            "--log-level", "WARNING", *extra], label)
 
-    def js_bot(self, port: int, token: str, label: str) -> subprocess.Popen[bytes]:
+    def js_bot(self, port: int, token: str, label: str, *extra: str) -> subprocess.Popen[bytes]:
         node = shutil.which("node")
         return self.spawn([str(node), str(JS_BOT / "bot.js"), "--arena", f"127.0.0.1:{port}",
-                           "--token", token, "--seed", "7"], label)
+                           "--token", token, "--seed", "7", *extra], label)
 
     def output(self, proc: subprocess.Popen[bytes]) -> tuple[str, str]:
         label = proc.label  # type: ignore[attr-defined]
@@ -92,8 +92,10 @@ class BotProcesses:
 class RawClient:
     """An in-process client of the Play stream that sends raw bytes (to test bad input)."""
 
-    def __init__(self, port: int) -> None:
-        self.channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+    def __init__(self, port: int, credentials: grpc.ChannelCredentials | None = None) -> None:
+        target = f"127.0.0.1:{port}"
+        self.channel = grpc.aio.insecure_channel(target) if credentials is None \
+            else grpc.aio.secure_channel(target, credentials)
         self.call = self.channel.stream_stream(
             PLAY_METHOD, request_serializer=None,
             response_deserializer=pb.ArenaMessage.FromString)()
@@ -106,6 +108,16 @@ class RawClient:
         msg = await asyncio.wait_for(self.call.read(), PATIENCE_S)
         return None if msg is grpc.aio.EOF else msg
 
+    async def status(self) -> grpc.StatusCode:
+        """The stream's final gRPC status, after reading to its end (no messages may remain)."""
+        try:
+            msg = await self.recv()
+        except grpc.aio.AioRpcError as exc:
+            return exc.code()
+        if msg is not None:
+            raise AssertionError(f"expected the end of the stream, got {msg}")
+        return grpc.StatusCode.OK
+
     async def register(self, token: str, version: str = "1") -> pb.RegisterResponse:
         await self.send(pb.BotMessage(register=pb.RegisterRequest(
             name="raw", version="0", protocol_version=version, token=token)))
@@ -117,6 +129,15 @@ class RawClient:
     async def close(self) -> None:
         self.call.cancel()
         await self.channel.close()
+
+
+#: the buf CLI from the npm package @bufbuild/buf (``npm ci --prefix tools``), when installed
+BUF = REPO_ROOT / "tools" / "node_modules" / ".bin" / "buf"
+
+
+def js_bot_installed() -> bool:
+    """Node.js and the JS bot's npm packages are there."""
+    return shutil.which("node") is not None and (JS_BOT / "node_modules").is_dir()
 
 
 async def started_server(**kwargs: Any) -> tuple[ArenaServer, int]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+import grpc
 import pytest
 
 from arena.match.bot import BotFault, DecisionRequest, MatchEnd, MatchInfo
@@ -39,12 +40,15 @@ async def _next(client: RawClient, kind: str):
     return getattr(msg, kind)
 
 
-@pytest.mark.parametrize("token,version,reason", [
-    ("nope", "1", pb.REGISTER_REJECT_REASON_BAD_TOKEN),
-    ("tok", "2", pb.REGISTER_REJECT_REASON_UNSUPPORTED_PROTOCOL_VERSION),
-    ("tok", "", pb.REGISTER_REJECT_REASON_UNSUPPORTED_PROTOCOL_VERSION),
+@pytest.mark.parametrize("token,version,reason,status", [
+    ("nope", "1", pb.REGISTER_REJECT_REASON_BAD_TOKEN, grpc.StatusCode.UNAUTHENTICATED),
+    ("tok", "2", pb.REGISTER_REJECT_REASON_UNSUPPORTED_PROTOCOL_VERSION,
+     grpc.StatusCode.FAILED_PRECONDITION),
+    ("tok", "", pb.REGISTER_REJECT_REASON_UNSUPPORTED_PROTOCOL_VERSION,
+     grpc.StatusCode.FAILED_PRECONDITION),
 ])
-def test_registration_rejected_with_reason_then_stream_closed(token, version, reason) -> None:
+def test_registration_rejected_with_reason_then_stream_closed(token, version, reason,
+                                                              status) -> None:
     async def scenario():
         server, port = await started_server()
         server.expect("tok", "alpha")
@@ -53,7 +57,7 @@ def test_registration_rejected_with_reason_then_stream_closed(token, version, re
             reply = await client.register(token, version)
             assert not reply.accepted and reply.reason == reason
             assert reply.detail and list(reply.supported_protocol_versions) == ["1"]
-            assert await client.recv() is None  # stream closed
+            assert await client.status() == status  # stream closed with the matching status
             assert "tok" not in server.bots
         finally:
             await client.close()
@@ -72,7 +76,7 @@ def test_first_message_not_a_registration(first) -> None:
             reply = (await client.recv()).register
             assert not reply.accepted
             assert reply.reason == pb.REGISTER_REJECT_REASON_NOT_REGISTERED
-            assert await client.recv() is None
+            assert await client.status() == grpc.StatusCode.INVALID_ARGUMENT
         finally:
             await client.close()
             await server.stop()
@@ -87,7 +91,7 @@ def test_silent_client_is_dropped_after_the_registration_timeout() -> None:
             reply = (await client.recv()).register  # sent nothing at all
             assert reply.reason == pb.REGISTER_REJECT_REASON_NOT_REGISTERED
             assert "0.2 s" in reply.detail
-            assert await client.recv() is None
+            assert await client.status() == grpc.StatusCode.DEADLINE_EXCEEDED
         finally:
             await client.close()
             await server.stop()
@@ -111,6 +115,7 @@ def test_second_connection_with_same_token_rejected() -> None:
         try:
             reply = await other.register("tok")
             assert reply.reason == pb.REGISTER_REJECT_REASON_ALREADY_CONNECTED
+            assert await other.status() == grpc.StatusCode.ALREADY_EXISTS
             assert bot.alive
         finally:
             await other.close()

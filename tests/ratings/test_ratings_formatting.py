@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from arena.ratings import MatchResult, format_report, rate
-from arena.ratings.formatting import markdown_escape
+from arena.ratings.columns import MIN_BLOCKS, few_blocks_note
+from arena.ratings.formatting import csv_tables, markdown_escape
 from .ratings_synth import draw_places
 
 HOSTILE = ["<script>alert(1)</script>", "Jürgen ♠", "comma, bot", 'say "hi"', "pipe|bot",
@@ -31,28 +32,30 @@ def report():
     return rate(results, bootstrap=30, seed=1)
 
 
-def split_sections(text: str) -> list[list[list[str]]]:
-    sections: list[list[list[str]]] = [[]]
-    for row in csv.reader(io.StringIO(text)):
-        if row:
-            sections[-1].append(row)
-        else:
-            sections.append([])
-    return sections
+def table(text: str) -> list[list[str]]:
+    """The rows of one CSV table (no blank separator lines: one table per text)."""
+    rows = list(csv.reader(io.StringIO(text)))
+    assert all(rows), "a CSV text holds one table"
+    return rows
 
 
 def test_csv_round_trips_hostile_names_and_numbers(report):
-    ratings, los, h2h = split_sections(format_report(report, "csv"))
-    assert ratings[0] == ["rank", "bot", "rating", "ci_low", "ci_high", "matches", "firsts",
-                          "average_place", "forfeits"]
+    files = csv_tables(report)
+    assert sorted(files) == ["headtohead.csv", "los.csv", "ratings.csv"]
+    ratings, los, h2h = (table(files[f]) for f in ("ratings.csv", "los.csv", "headtohead.csv"))
+    assert ratings[0] == ["rank", "bot", "rating", "ci_low", "ci_high", "matches",
+                          "average_place", "firsts", "forfeits", "blocks", "note"]
     assert [row[1] for row in ratings[1:]] == list(report.names)
     assert sorted(report.names) == sorted(HOSTILE)
     for row, bot in zip(ratings[1:], report.bots):
         assert int(row[0]) == bot.rank
         assert float(row[2]) == bot.rating  # full precision
         assert float(row[3]) == bot.ci_low and float(row[4]) == bot.ci_high
-        assert int(row[5]) == bot.matches and int(row[6]) == bot.firsts
-        assert float(row[7]) == bot.average_place and int(row[8]) == bot.forfeits
+        assert int(row[5]) == bot.matches and float(row[6]) == bot.average_place
+        assert int(row[7]) == bot.firsts and int(row[8]) == bot.forfeits
+        assert int(row[9]) == bot.blocks
+        assert (row[10] == few_blocks_note({b.name: b.blocks for b in report.bots})) == \
+            (bot.blocks < MIN_BLOCKS)
     n = len(report.bots)
     assert los[0] == ["a", "b", "los"] and len(los) == 1 + n * (n - 1)
     for a, b, value in los[1:]:
@@ -63,17 +66,21 @@ def test_csv_round_trips_hostile_names_and_numbers(report):
         h = report.head_to_head_of(a, b)
         assert (int(matches), int(above), int(below), int(equal)) == (
             h.matches, h.above, h.below, h.equal)
+    assert format_report(report, "csv") == files["ratings.csv"]
+    assert format_report(report, "csv", section="los") == files["los.csv"]
 
 
 def test_csv_single_section(report):
-    [rows] = split_sections(format_report(report, "csv", section="ratings"))
+    rows = table(format_report(report, "csv", section="ratings"))
     assert len(rows) == 1 + len(report.bots)
 
 
 def test_json_parses_and_matches_report(report):
     data = json.loads(format_report(report, "json"))
     assert data == json.loads(json.dumps(report.to_dict()))
-    assert [b["name"] for b in data["bots"]] == list(report.names)
+    assert [b["bot"] for b in data["bots"]] == list(report.names)
+    assert list(data["bots"][0]) == ["rank", "bot", "rating", "ci_low", "ci_high", "matches",
+                                     "average_place", "firsts", "forfeits", "blocks"]
     assert data["bots"][0]["rating"] == report.bots[0].rating
     assert data["los"]["bots"] == list(report.names)
     assert data["los"]["matrix"] == [list(row) for row in report.los]
@@ -88,13 +95,13 @@ def test_markdown_has_one_row_per_bot_and_escapes_names(report):
     assert "## Head-to-head" in text
     assert "<script>" not in text and "&lt;script&gt;" in text
     assert "Jürgen ♠" in text and "comma, bot" in text and 'say "hi"' in text
-    assert "pipe\\|bot" in text and "line\\x0abreak" in text
+    assert "pipe\\|bot" in text and "line\\u000abreak" in text
     ratings_table = text.split("## Likelihood")[0]
     rows = [line for line in ratings_table.splitlines() if line.startswith("|")]
     assert len(rows) == 2 + len(report.bots)  # header, separator, bots
     for line, bot in zip(rows[2:], report.bots):
-        # every row has exactly 8 unescaped cell separators + 1 border
-        assert line.replace("\\|", "").count("|") == 9
+        # every row has exactly 9 unescaped cell separators + 1 border
+        assert line.replace("\\|", "").count("|") == 10
         assert markdown_escape(bot.name) in line
         assert f"{bot.rating:.1f}" in line
     assert "1e5" in text  # a numeric-looking name is left as text, not reformatted
@@ -105,7 +112,7 @@ def test_markdown_escape():
     assert markdown_escape("a|b") == "a\\|b"
     assert markdown_escape("<b>&") == "&lt;b&gt;&amp;"
     assert markdown_escape("x_y*z`") == "x\\_y\\*z\\`"
-    assert markdown_escape("tab\there") == "tab\\x09here"
+    assert markdown_escape("tab\there") == "tab\\u0009here"
     assert markdown_escape("plain name-1.2") == "plain name-1.2"
 
 
@@ -115,8 +122,8 @@ def test_formats_without_bootstrap():
     data = json.loads(format_report(report, "json"))
     assert data["los"] is None and all(b["ci_low"] is None for b in data["bots"])
     assert "Not computed (no bootstrap)" in format_report(report, "md")
-    ratings, los, _ = split_sections(format_report(report, "csv"))
-    assert ratings[1][3] == "" and los == [["a", "b", "los"]]
+    ratings = table(format_report(report, "csv"))
+    assert ratings[1][3] == "" and table(csv_tables(report)["los.csv"]) == [["a", "b", "los"]]
 
 
 def test_unknown_format_or_section_is_rejected(report):
@@ -124,3 +131,54 @@ def test_unknown_format_or_section_is_rejected(report):
         format_report(report, "xml")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="unknown section"):
         format_report(report, "md", section="nope")  # type: ignore[arg-type]
+
+
+def block_results(blocks: int) -> list[MatchResult]:
+    """3 bots, ``blocks`` duplicate blocks of 6 matches with varied placings."""
+    rng = np.random.default_rng(blocks)
+    out = []
+    for k in range(blocks):
+        for seating in itertools.permutations(("a", "b", "c")):
+            out.append(MatchResult(seating, draw_places([1600, 1500, 1400], rng), f"b{k}"))
+    return out
+
+
+@pytest.mark.parametrize("blocks", [2, 4, 9])
+def test_too_few_blocks_are_noted_in_every_format(blocks):
+    """Issue 10 item 18: intervals from fewer than 10 blocks per bot carry a note."""
+    report = rate(block_results(blocks), bootstrap=20, seed=1)
+    assert all(b.blocks == blocks for b in report.bots)
+    note = few_blocks_note({b.name: b.blocks for b in report.bots})
+    assert note == (f"note: every bot played only {blocks} duplicate blocks, fewer than 10: "
+                    "the 95% intervals are too narrow to be trusted; play more deals per "
+                    "table for reliable intervals")
+    assert markdown_escape(note) in format_report(report, "md")
+    assert json.loads(format_report(report, "json"))["notes"] == [note]
+    rows = table(format_report(report, "csv"))
+    assert all(row[-1] == note for row in rows[1:])
+
+
+def test_enough_blocks_have_no_note():
+    report = rate(block_results(10), bootstrap=20, seed=1)
+    assert report.notes == [] and "note:" not in format_report(report, "md")
+    assert json.loads(format_report(report, "json"))["notes"] == []
+    assert all(row[-1] == "" for row in table(format_report(report, "csv"))[1:])
+    assert rate(block_results(4), bootstrap=0).notes == []     # no intervals, nothing to warn
+
+
+def test_some_bots_with_few_blocks():
+    assert few_blocks_note({"a": 12, "b": 3, "c": 1}) == (
+        "note: 2 of 3 bots played only 1 to 3 duplicate blocks, fewer than 10: the 95% "
+        "intervals are too narrow to be trusted; play more deals per table for reliable "
+        "intervals")
+    assert "only 1 duplicate block," in few_blocks_note({"a": 1})
+
+
+def test_markdown_legend_uses_the_shared_vocabulary(report):
+    from arena.ratings.columns import COLUMNS
+    text = format_report(report, "md", section="ratings")
+    header = next(line for line in text.splitlines() if line.startswith("|"))
+    assert [c.strip() for c in header.strip("|").split("|")] == [
+        "rank", "bot", "rating", "95% CI", "matches", "avg place", "1st", "forfeits", "blocks"]
+    for key in ("rating", "average_place", "firsts", "forfeits", "blocks"):
+        assert f"- {markdown_escape(COLUMNS[key].header)}: " in text

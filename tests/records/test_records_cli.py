@@ -57,8 +57,11 @@ def test_html_output(capsys, rec_file, tmp_path):
     html = out_file.read_text(encoding="utf-8")
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "<script>alert" not in html
     assert "Jürgen ♠" in html
+    assert '"persp":["all","0","1","2"]' in html
     code, _, _ = run(capsys, rec_file, "--html", out_file, "--seat", "1")
-    assert code == 0 and "view of &lt;script&gt;" in out_file.read_text(encoding="utf-8")
+    seat_page = out_file.read_text(encoding="utf-8")
+    assert code == 0 and "view of &lt;script&gt;" in seat_page
+    assert '"persp":["1"]' in seat_page and '"views":{"1":' in seat_page  # seat 1's frames only
     assert [p.name for p in tmp_path.iterdir()] == ["page.html"]
 
 

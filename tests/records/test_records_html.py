@@ -1,4 +1,5 @@
-"""The HTML replay page: safe embedding of hostile names, and stepping in a real browser."""
+"""The HTML replay page: safe embedding of hostile names, and stepping in a real browser
+(``--dump-dom`` for the ``#step=N`` fragment; Playwright for keys and buttons)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from arena.records import read_record, record_from_result, render_html, write_record
 from arena.records.html import page_data, script_json
 
-from .browser import Browser, dump_dom, find_chromium
+from .browser import dump_dom, find_chromium
 from .helpers import HOSTILE, play
 
 CHROMIUM = find_chromium()
@@ -138,40 +139,51 @@ def test_page_renders_step_from_url_fragment(page, record):
     assert f"{HOSTILE[done.winner]} wins trick {trick}" in dom.caption
 
 
-@needs_chromium
-def test_keyboard_and_buttons_step_through_a_hand(page, record):
-    browser = Browser(CHROMIUM)
-    try:
-        start = step_of(record, 2, -1)  # the "dealt" frame of hand 2
-        browser.open(page.as_uri() + f"#step={start}")
-        assert browser.eval("document.body.dataset.step") == str(start)
-        hr = record.hands[1]
-        first_play = play_decision(record, 2, 1, 0)
-        for _ in range(first_play + 1):
-            browser.key("ArrowRight", 39)
-        assert browser.eval("document.body.dataset.step") == str(start + first_play + 1)
-        assert browser.eval("location.hash") == f"#step={start + first_play + 1}"
-        shown = browser.eval("Array.from(document.querySelectorAll('#trick .tcard'))"
-                             ".map(e => [+e.dataset.seat, e.dataset.card])")
-        assert shown == [list(hr.tricks[0].cards[0])]
-        # two more cards with the button: the trick is complete, the winner highlighted
-        browser.eval("document.getElementById('b-next').click();"
-                     "document.getElementById('b-next').click()")
-        win = browser.eval("Array.from(document.querySelectorAll('#trick .tcard.win'))"
-                           ".map(e => +e.dataset.seat)")
-        assert win == [hr.tricks[0].winner]
-        browser.key("ArrowLeft", 37)
-        assert browser.eval("document.querySelectorAll('#trick .tcard').length") == 2
-        browser.key("End", 35)
-        last = sum(1 + len(h.decisions) for h in record.hands) - 1
-        assert browser.eval("document.body.dataset.step") == str(last)
-        assert browser.eval("document.querySelector('#caption').textContent").endswith(
-            ", ".join(f"{n} {p:+d}" for n, p in zip(HOSTILE, hr.points)))
-        names = browser.eval("Array.from(document.querySelectorAll('.seat .name'))"
-                             ".map(e => e.textContent)")
-        assert names == list(HOSTILE)
-        assert browser.eval("document.querySelectorAll('script').length") == 2
-        browser.key("Home", 36)
-        assert browser.eval("document.body.dataset.step") == "0"
-    finally:
-        browser.close()
+def test_keyboard_and_buttons_step_through_a_hand(browser_page, page, record):
+    browser = browser_page
+    start = step_of(record, 2, -1)  # the "dealt" frame of hand 2
+    browser.goto(page.as_uri() + f"#step={start}")
+    assert browser.get_attribute("body", "data-step") == str(start)
+    hr = record.hands[1]
+    first_play = play_decision(record, 2, 1, 0)
+    for _ in range(first_play + 1):
+        browser.keyboard.press("ArrowRight")
+    assert browser.get_attribute("body", "data-step") == str(start + first_play + 1)
+    assert browser.evaluate("location.hash") == f"#step={start + first_play + 1}"
+    shown = browser.eval_on_selector_all("#trick .tcard",
+                                         "es => es.map(e => [+e.dataset.seat, e.dataset.card])")
+    assert shown == [list(hr.tricks[0].cards[0])]
+    # two more cards with the button: the trick is complete, the winner highlighted
+    browser.click("#b-next")
+    browser.click("#b-next")
+    win = browser.eval_on_selector_all("#trick .tcard.win", "es => es.map(e => +e.dataset.seat)")
+    assert win == [hr.tricks[0].winner]
+    browser.keyboard.press("ArrowLeft")
+    assert browser.evaluate("document.querySelectorAll('#trick .tcard').length") == 2
+    browser.keyboard.press("End")
+    last = sum(1 + len(h.decisions) for h in record.hands) - 1
+    assert browser.get_attribute("body", "data-step") == str(last)
+    assert browser.text_content("#caption").endswith(
+        ", ".join(f"{n} {p:+d}" for n, p in zip(HOSTILE, hr.points)))
+    names = browser.eval_on_selector_all(".seat .name", "es => es.map(e => e.textContent)")
+    assert names == list(HOSTILE)
+    assert browser.evaluate("document.querySelectorAll('script').length") == 2
+    browser.keyboard.press("Home")
+    assert browser.get_attribute("body", "data-step") == "0"
+
+
+def test_frames_are_deltas_that_fill_forward(record):
+    from arena.records.html_frames import delta_frames, full_frames
+    data = page_data(record)
+    for key in data["persp"]:
+        deltas = data["views"][key]["frames"]
+        full = full_frames(deltas)
+        assert len(full) == len(data["steps"])
+        assert all(f.keys() == full[0].keys() for f in full)
+        assert delta_frames(full) == deltas
+        assert sum(map(len, deltas)) < 0.6 * sum(map(len, full))  # most keys repeat
+    # every play takes a card out of a hand: those deltas carry the hands; a contract does
+    # not change them in sergeant-major (the kitty is taken before the contract)
+    deltas = data["views"]["all"]["frames"]
+    assert all("hands" in f for f, s in zip(deltas, data["steps"]) if s["kind"] == "play")
+    assert not any("hands" in f for f, s in zip(deltas, data["steps"]) if s["kind"] == "contract")

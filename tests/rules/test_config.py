@@ -74,3 +74,18 @@ def test_options_dict_round_trips():
     opts = c.options()
     assert opts["targets"] == [3, 8, 5]
     assert make_config(opts.pop("preset"), **opts) == c
+
+
+@pytest.mark.parametrize("exchange", ["demand-suit", "pass-return-batch",
+                                      "pass-return-interactive"])
+def test_first6_declarer_cannot_exchange_before_the_contract(exchange):
+    """The six-contracts declarer sees only his first 6 cards until he has chosen; an exchange
+    before the contract would show him (in his legal gives) cards he has not seen."""
+    with pytest.raises(RulesConfigError, match="declarer_view 'first6' cannot be combined with "
+                       f"exchange '{exchange}' and exchange_timing 'before-contract'"):
+        make_config("six-contracts", exchange=exchange, exchange_timing="before-contract")
+    with pytest.raises(RulesConfigError, match="first6"):
+        make_config(declarer_view="first6", exchange=exchange, double_payment=False)
+    assert make_config("six-contracts", exchange=exchange).exchange_timing == "after-contract"
+    assert make_config("six-contracts", exchange="none",
+                       exchange_timing="before-contract").declarer_view == "first6"

@@ -221,3 +221,28 @@ def test_views_list_the_cards_each_seat_gave_and_received():
     assert [action_str(c) for c in down.cards_given()] == ["QH", "9D"]
     assert [action_str(c) for c in down.cards_received()] == ["6S", "5S"]
     assert third.cards_given() == [] and third.cards_received() == []
+
+
+def test_demand_suit_with_exchange_optional_may_stop_at_a_demand():
+    """exchange_optional applies to demand-suit too: 'stop' at any demand decision (before the
+    first card too), never between a demanded card and its give-back."""
+    cfg = make_config(exchange_optional=True)
+    s = MatchState.from_position(cfg, deal=W7_DEAL, hand_number=2, dealer=0,
+                                 prev_points=(0, 2, -2))
+    assert [action_str(a) for a in s.legal_actions()] == [
+        "demand:2:S", "demand:2:H", "demand:2:D", "demand:2:C", "stop"]
+    act(s, "demand:2:H")
+    assert "stop" not in [action_str(a) for a in s.legal_actions()]   # must give back
+    act(s, "2S", "stop")
+    assert s.decision is Decision.CONTRACT                             # the second card lapsed
+    assert [(e.kind, e.up) for e in s.view(2).exchange_events] == [
+        ("demand", 1), ("give", 1), ("stop", 1)]
+    s = MatchState.from_position(cfg, deal=W7_DEAL, hand_number=2, dealer=0,
+                                 prev_points=(0, 2, -2))
+    act(s, "stop")
+    assert s.decision is Decision.CONTRACT and s.hands == [
+        sum(1 << c for c in d) for d in (W7_DEAL.hands[0] + W7_DEAL.kitty, W7_DEAL.hands[1],
+                                         W7_DEAL.hands[2])]
+    with pytest.raises(IllegalActionError):
+        MatchState.from_position(make_config(), deal=W7_DEAL, hand_number=2, dealer=0,
+                                 prev_points=(0, 2, -2)).apply(parse_action("stop"))

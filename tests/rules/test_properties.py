@@ -1,5 +1,6 @@
 """Property tests over random legal play in every preset and option combination (hypothesis),
-in the spirit of OpenSpiel's RandomSimTest."""
+in the spirit of OpenSpiel's RandomSimTest (more over the whole option space in
+``test_option_space.py``)."""
 
 import random
 
@@ -11,6 +12,8 @@ from hypothesis import strategies as st
 from arena.rules import PRESETS, Deal, MatchState, make_config, parse_card
 from arena.rules.actions import MISERE
 from arena.rules.sample import sample_state
+
+from .strategies import accepted_configs
 
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -57,7 +60,8 @@ def check_cards_accounted(s: MatchState):
 
 
 @SETTINGS
-@given(cfg=configs(), seed=st.integers(0, 2**32), play_seed=st.integers(0, 2**32))
+@given(cfg=configs() | accepted_configs(), seed=st.integers(0, 2**32),
+       play_seed=st.integers(0, 2**32))
 def test_random_play_invariants(cfg, seed, play_seed):
     s = MatchState.new(cfg, seed=seed)
     rng = random.Random(play_seed)

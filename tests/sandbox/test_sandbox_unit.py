@@ -92,6 +92,11 @@ def test_bwrap_argv_isolates(tmp_path) -> None:
     assert f"--size {8 << 20} --perms 1777 --tmpfs /tmp" in text
     assert argv[argv.index("--") + 1:] == ["/usr/bin/python3", "b.py"]
     assert str(tmp_path) not in [argv[i + 1] for i, a in enumerate(argv) if a == "--ro-bind"]
+    extra = tmp_path / "model"          # ro_paths: bound read-only, missing ones skipped
+    extra.mkdir()
+    text = " ".join(bwrap_argv("/usr/bin/bwrap", ["/usr/bin/python3", "b.py"], cwd=str(bot),
+                               socket=None, extra_ro=[str(extra), str(tmp_path / "missing")]))
+    assert f"--ro-bind {extra} {extra}" in text and "missing" not in text
 
 
 def test_parse_stat_and_tree() -> None:

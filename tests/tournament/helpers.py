@@ -12,6 +12,7 @@ from pathlib import Path
 from arena.tournament.config import parse_config
 
 RAWBOT = Path(__file__).with_name("rawbot.py")
+PROBEBOT = Path(__file__).with_name("probebot.py")
 
 
 def bot_block(name: str, command: list[str], tag: str) -> str:

@@ -20,16 +20,16 @@ command = ["x"]
 
 CASES = [
     (GOOD.replace("seed = 1", "seed = 1\nconcurency = 2"),
-     "tournament.concurency: unknown field"),
+     "tournament.concurency: unknown field (did you mean 'concurrency'?)"),
     (GOOD.replace("seed = 1", 'preset = "bridge"'),
      "tournament.preset: unknown preset 'bridge'; valid presets: sergeant-major"),
-    (GOOD + "[rules]\nhand_cap = 0\n", "[rules] invalid value 0 for rule option 'hand_cap'"),
-    (GOOD + "[rules]\ntrumps = true\n", "[rules] unknown rule option 'trumps'"),
+    (GOOD + "[rules]\nhand_cap = 0\n", "rules.hand_cap: invalid value 0 for rule option 'hand_cap'"),
+    (GOOD + "[rules]\ntrumps = true\n", "rules.trumps: unknown rule option 'trumps'"),
     (GOOD.replace('name = "b"', 'name = "a"'), "bot names must be unique (ignoring case); "
      "repeated: a"),
     (GOOD.replace('name = "b"', 'name = "A"'), "repeated: A, a"),
-    (GOOD + '[rules]\npreset = "blato"\n', "[rules] unknown rule option 'preset' (the preset"),
-    (GOOD + "[rules]\nbase = 1\n", "[rules] unknown rule option 'base'"),
+    (GOOD + '[rules]\npreset = "blato"\n', "rules.preset: unknown rule option 'preset' (the preset"),
+    (GOOD + "[rules]\nbase = 1\n", "rules.base: unknown rule option 'base'"),
     (GOOD + "[rules]\ndeck = 52.0\n", "invalid value 52.0 for rule option 'deck'"),
     (GOOD + "[rules]\nhand_cap = 3000000000\n", "an integer from 1 to 10000"),
     (GOOD.replace("seed = 1", "seed = 1.5"), "tournament.seed: expected integer or string"),
@@ -39,8 +39,13 @@ CASES = [
     (GOOD.replace('name = "c"', 'name = "c\\u001b[31m"'), "control or bidi characters"),
     (GOOD.replace('name = "c"\ncommand = ["x"]', 'name = "c"\ncommand = ["x"]\ntoken = "t"'),
      "token is only for remote bots"),
-    (GOOD + '[[bots]]\nname = "d"\nremote = true\ntoken = "t"\n'
-     '[[bots]]\nname = "e"\nremote = true\ntoken = "t"\n', "each remote bot needs its own token"),
+    (GOOD + '[[bots]]\nname = "d"\nremote = true\ntoken = "0123456789abcdef"\n'
+     '[[bots]]\nname = "e"\nremote = true\ntoken = "0123456789abcdef"\n',
+     "each remote bot needs its own token"),
+    (GOOD + '[[bots]]\nname = "d"\nremote = true\ntoken = "0123456789abcde"\n',
+     "bots[3] (bot 'd'): a remote bot's token must have at least 16 characters (it has 15)"),
+    (GOOD.replace("[[bots]]", "[faults]\nmax_crashes = 0\n[[bots]]", 1),
+     "faults.max_crashes: Input should be greater than or equal to 1"),
     (GOOD.replace("seed = 1", "seed = 1\ndeals_per_table = 100000") + "".join(
         f'[[bots]]\nname = "x{i}"\ncommand = ["x"]\n' for i in range(3)),
      "the schedule would have 12,000,000 matches"),
@@ -73,3 +78,72 @@ def test_missing_config_file(tmp_path, capsys):
 def test_ratings_on_a_directory_without_results(tmp_path, capsys):
     assert main(["ratings", str(tmp_path)]) == 2
     assert "no tournament results here" in capsys.readouterr().err
+
+
+MANY = """
+[tournament]
+seed = 1.5
+concurency = 2
+[rules]
+hand_cap = 0
+trumps = true
+[time]
+per_decision_ms = 0
+[[bots]]
+nmae = "x"
+command = ["x"]
+[[bots]]
+name = "b"
+[[bots]]
+name = "b"
+command = ["x"]
+"""
+
+
+def test_every_problem_is_listed_one_line_each(tmp_path, capsys):
+    """Issue 10 item 16: no "(and 1 more problem)": each problem on its own line, file and
+    field first, unknown keys always shown, in the file's order."""
+    path = tmp_path / "many.toml"
+    path.write_text(MANY)
+    assert main(["run", str(path)]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    prefix = f"arena: error: {path}: "
+    assert all(line.startswith(prefix) for line in lines)
+    assert [line.removeprefix(prefix).split(": ")[0] for line in lines] == [
+        "tournament.seed", "tournament.concurency", "rules.hand_cap", "rules.trumps",
+        "time.per_decision_ms", "bots[0].name", "bots[0].nmae", "bots[1] (bot 'b')", "bots"]
+    text = "\n".join(lines)
+    assert "tournament.seed: expected integer or string (got 1.5)" in text
+    assert "bots[0].nmae: unknown field (did you mean 'name'?)" in text
+    assert "time.per_decision_ms: Input should be greater than or equal to 1 (got 0)" in text
+    assert "bots: bot names must be unique (ignoring case); repeated: b" in text
+    assert "more problem" not in text
+
+
+def test_a_typo_beside_a_missing_field_is_shown(tmp_path, capsys):
+    path = tmp_path / "typo.toml"
+    path.write_text(GOOD + '[[bots]]\nnmae = "d"\ncommand = ["x"]\n')
+    assert main(["run", str(path)]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert [ln.split(f"{path}: ")[1] for ln in lines] == [
+        "bots[3].name: Field required", "bots[3].nmae: unknown field (did you mean 'name'?)"]
+
+
+def test_rule_options_that_need_each_other_are_not_reported_alone(tmp_path, capsys):
+    path = tmp_path / "ok.toml"
+    path.write_text(GOOD + '[rules]\ndeck = 51\ndeal_pattern = "singles"\n'
+                    'declarer_view = "hand"\ntargets = [8, 6, 3]\n')
+    from arena.tournament.config import load_config
+    assert load_config(path).rules_config().deck == 51
+    path.write_text(GOOD + '[rules]\ndeck = 51\ntargets = [8, 6, 3]\n')
+    assert main(["run", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{path}: rules: a 51-card deck is dealt singly" in err
+
+
+@pytest.mark.parametrize("name", ["c\\u0085d", "c\\u200b", "c\\u2028d", "\\u2066c"])
+def test_names_the_store_would_refuse_are_refused_here(tmp_path, capsys, name):
+    path = tmp_path / "n.toml"
+    path.write_text(GOOD.replace('name = "c"', f'name = "{name}"'))
+    assert main(["run", str(path)]) == 2
+    assert "control or bidi characters" in capsys.readouterr().err

@@ -64,8 +64,9 @@ def test_crashing_bot_forfeits_is_restarted_then_disqualified(tmp_path):
     _, bad = bad_rows(tmp_path)
     reasons = [r.forfeit_reasons[i] for r, i in bad]
     assert all(r.forfeited[i] and r.placings[i] == 3 for r, i in bad)
-    assert sum("disconnect" in x for x in reasons) == 3          # crashed in 3 matches
-    assert sum("disqualified after 3 crashes" in x for x in reasons) == 3
+    # max_crashes = 2: disqualified when the count reaches 2 (as max_faults: at the Nth)
+    assert sum("disconnect" in x for x in reasons) == 2          # crashed in 2 matches
+    assert sum("disqualified after 2 crashes" in x for x in reasons) == 4
     assert all(not any(r.forfeited[j] for j in range(3) if j != i) for r, i in bad)
     assert len(rows) == 6
 
@@ -137,26 +138,59 @@ def test_bot_that_never_registers_forfeits_and_is_disqualified(tmp_path):
     check_complete(outcome, tmp_path, tag)
     _, bad = bad_rows(tmp_path)
     reasons = [r.forfeit_reasons[i] for r, i in bad]
-    assert sum("did not register within 1.5 s; see its log" in x for x in reasons) == 2
-    assert sum("disqualified" in x for x in reasons) == 4
+    assert sum("did not register within 1.5 s; see its log" in x for x in reasons) == 1
+    assert reasons.count("disqualified after 1 crash") == 5
     log_text = (tmp_path / "logs" / "bad.log").read_text()
-    assert "=== " in log_text and "--token" in log_text
-    assert not re.search(r"[0-9a-f]{32}", log_text)   # the instance tokens are redacted
+    assert "=== " in log_text and "--arena" in log_text
+    assert "--token" not in log_text                  # the token is in the environment only
+    assert not re.search(r"[0-9a-f]{32}", log_text)
 
 
-def test_bot_command_that_dies_at_start_is_explained(tmp_path, capsys):
+def test_bot_command_that_cannot_start_is_refused_before_the_first_match(tmp_path, capsys):
     from arena.cli import main
     from .helpers import bot_block, config_text
     tag = new_tag()
-    text = config_text(None, tag=tag, bots=2, max_crashes=0) + bot_block(
-        "typo", ["{python}", str(tmp_path / "no_such_bot.py")], tag)
+    text = config_text(None, tag=tag, bots=2) + bot_block(
+        "typo", ["{python}", str(tmp_path / "no_such_bot.py")], tag) + bot_block(
+        "nocmd", ["no-such-program-358"], tag)
     (tmp_path / "t.toml").write_text(text)
-    assert main(["run", str(tmp_path / "t.toml"), "--out", str(tmp_path / "o"), "--quiet"]) == 0
+    assert main(["run", str(tmp_path / "t.toml"), "--out", str(tmp_path / "o"), "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert "arena: warning: bot 'typo' was disqualified after 1 crashes" in err
-    assert "exited with status 2 before registering" in err and "no_such_bot.py" in err
-    assert "fresh --out" in err
-    assert main(["ratings", str(tmp_path / "o"), "--format", "csv"]) == 0   # one block
-    out = capsys.readouterr()
-    assert "no confidence intervals" in out.err and "typo" in out.out
+    assert err.count("\n") == 1 and err.startswith("arena: error: bot 'typo': its script ")
+    assert "no_such_bot.py does not exist" in err and "(nothing was played)" in err
+    assert "bot 'nocmd': 'no-such-program-358' is not a program on the PATH" in err
+    with open_existing(tmp_path / "o") as store:
+        assert store.results() == []
+    assert not list((tmp_path / "o" / "logs").iterdir())        # no bot was started
+
+
+def test_bot_that_never_starts_is_named_kept_out_of_ratings_and_fails_the_run(tmp_path,
+                                                                            capsys):
+    from arena.cli import main
+    from .helpers import bot_block, config_text
+    tag = new_tag()
+    text = config_text(None, tag=tag, bots=3, max_crashes=2) + bot_block(
+        "broken", ["{python}", "-c", "import sys; sys.exit('cannot load my model')"], tag)
+    (tmp_path / "t.toml").write_text(text)
+    out = tmp_path / "o"
+    assert main(["run", str(tmp_path / "t.toml"), "--out", str(out), "--quiet"]) == 3
+    captured = capsys.readouterr()
+    err = captured.err
+    assert ("arena: error: bot 'broken' never started: bot 'broken' exited with status 1 "
+            "before registering (cannot load my model)") in err
+    assert "arena: 1 bot never started ('broken'): their matches were forfeited and are kept " \
+        "out of the ratings" in err
+    rows = {line.split()[1]: line for line in captured.out.splitlines()
+            if line.strip()[:1].isdigit()}
+    assert "never started" in rows["broken"] and "18" in rows["broken"].split()
+    # the ratings come from the 6 matches without it: the three others are rated
+    assert all(re.search(r"\b1[3-7]\d\d\b", rows[f"random-{i}"]) for i in range(3))
+    assert "never started" in (out / "standings.md").read_text()
+    assert main(["ratings", str(out), "--format", "csv", "--bootstrap", "0"]) == 0
+    ratings = capsys.readouterr()
+    assert "broken" not in ratings.out and "random-0" in ratings.out
+    assert "kept out of the ratings" in ratings.err
+    log_text = (out / "logs" / "broken.log").read_text()
+    assert log_text.count("\ncannot load my model\n") == 2        # started twice: max 2
+    assert log_text.count(" ended: exit status 1\n") == 2
     assert wait_no_processes(tag) == []

@@ -40,7 +40,7 @@ def test_signals_mid_match_leave_no_bot_process(tmp_path, signals):
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             start_new_session=True)
     try:
-        assert wait_for(lambda: len(tagged_processes(tag)) == 3)
+        assert wait_for(lambda: len(tagged_processes(tag)) == 6)   # 3 bots, 3 supervisors
         time.sleep(1.0)                                   # let the bad bot start hanging
         for sig in signals:
             os.killpg(proc.pid, sig)                      # like Ctrl-C in a terminal

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import subprocess
 import sys
@@ -27,11 +28,11 @@ def test_remote_bot_joins_with_its_token(tmp_path):
     tag = new_tag()
     port = free_port()
     extra = (f'[server]\nbind = "127.0.0.1:{port}"\n'
-             '[[bots]]\nname = "visitor"\nremote = true\ntoken = "let-me-in"\n')
+             '[[bots]]\nname = "visitor"\nremote = true\ntoken = "let-me-in-0123456789"\n')
     cfg = make_config(None, tag=tag, bots=2, extra=extra)
     visitor = subprocess.Popen(
         [sys.executable, "-m", "sample_bots.random_bot", "--arena", f"127.0.0.1:{port}",
-         "--token", "let-me-in", "--connect-timeout", "20"],
+         "--connect-timeout", "20"], env={**os.environ, "ARENA_TOKEN": "let-me-in-0123456789"},
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         outcome = asyncio.run(run_tournament(cfg, tmp_path, progress=False))

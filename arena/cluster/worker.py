@@ -1,0 +1,173 @@
+"""The Ray actor that plays matches on its node (wrapped with ``ray.remote`` by the driver).
+
+Each :class:`MatchWorker` owns a :class:`~arena.tournament.runner.LocalExecutor` (one gRPC arena
+server on loopback and one bot pool, one instance per bot) and plays one match at a time: the
+bots run on the actor's node and the decision path never crosses the network. A reply carries
+the :class:`~arena.tournament.executor.PlayedMatch` plus what the driver needs to keep the
+output directory as with ``local``: the bots' new log bytes, the pool's messages and the crashes
+counted during the match. Crash counting and disqualification are global, on the driver.
+
+No bot outlives its worker: every bot process group is reported, as it is spawned, to a small
+**reaper** process (its own session, so it survives the actor); when the actor dies in any way
+(SIGKILL, node loss, the driver's job ending) the reaper's stdin reaches end-of-file and it
+SIGKILLs every group still listed.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import UserError
+from ..tournament import processes as processes_module
+from ..tournament.config import TournamentConfig
+from ..tournament.executor import PlayedMatch
+from ..tournament.schedule import ScheduledMatch
+
+#: crash limit given to a worker's own pool: the driver disqualifies, from global counts
+_NO_LOCAL_LIMIT = 10**9
+
+REAPER = r"""
+import os, signal, sys
+groups = set()
+for line in sys.stdin:
+    line = line.strip()
+    if line[:1] == "+": groups.add(int(line[1:]))
+    elif line[:1] == "-": groups.discard(int(line[1:]))
+for g in groups:
+    try: os.killpg(g, signal.SIGKILL)
+    except OSError: pass
+"""
+
+
+class WorkerSetupError(UserError):
+    """A worker cannot start on its node (missing bot directory, cannot bind loopback)."""
+
+
+@dataclass(frozen=True)
+class WorkerReply:
+    """What a worker returns for one match.
+
+    ``logs``: log file name -> bytes appended since the last reply; ``events``: the pool's
+    one-line messages (paths under ``log_dir`` name the worker's temporary log directory);
+    ``crashes``: bot name -> crashes counted during this match; ``node``: host name.
+    """
+
+    played: PlayedMatch
+    logs: dict[str, bytes] = field(default_factory=dict)
+    events: list[str] = field(default_factory=list)
+    crashes: dict[str, int] = field(default_factory=dict)
+    log_dir: str = ""
+    node: str = ""
+
+
+class _ReportedGroups(set):
+    """``processes.LIVE_GROUPS`` in a worker: each add/discard is also written to the
+    reaper."""
+
+    def __init__(self, pipe) -> None:  # noqa: ANN001 - the reaper's stdin (binary)
+        super().__init__()
+        self.pipe = pipe
+
+    def _send(self, line: str) -> None:
+        try:
+            self.pipe.write(line.encode() + b"\n")
+            self.pipe.flush()
+        except (OSError, ValueError):
+            pass
+
+    def add(self, pgid: int) -> None:  # type: ignore[override]
+        self._send(f"+{pgid}")
+        super().add(pgid)
+
+    def discard(self, pgid: int) -> None:  # type: ignore[override]
+        super().discard(pgid)
+        self._send(f"-{pgid}")
+
+
+class MatchWorker:
+    """A Ray actor body (see the module docstring).
+
+    Args:
+        cfg: the tournament config. base_dir: the directory bots start in (the driver's working
+            directory on a shared filesystem); ``None`` keeps the actor's own (Ray's
+            ``runtime_env`` working_dir copy).
+    """
+
+    def __init__(self, cfg: TournamentConfig, base_dir: str | None) -> None:
+        faults = cfg.faults.model_copy(update={"max_crashes": _NO_LOCAL_LIMIT})
+        self.cfg = cfg.model_copy(update={"faults": faults})
+        self.base_dir = base_dir
+        self.events: list[str] = []
+        self.offsets: dict[str, int] = {}
+        self.log_dir: Path | None = None
+        self.reaper: subprocess.Popen | None = None
+        self.local = None
+
+    async def _start(self) -> None:
+        from ..tournament.runner import LocalExecutor
+        if self.base_dir is not None:
+            if not os.path.isdir(self.base_dir):
+                raise WorkerSetupError(
+                    f"node {socket.gethostname()}: the bots' directory {self.base_dir} does not "
+                    "exist there; use a shared filesystem or [cluster] working_dir")
+            os.chdir(self.base_dir)
+        self.log_dir = Path(tempfile.mkdtemp(prefix="arena-worker-logs-"))
+        self.reaper = subprocess.Popen([sys.executable, "-c", REAPER], stdin=subprocess.PIPE,
+                                       stdout=subprocess.DEVNULL, start_new_session=True)
+        processes_module.LIVE_GROUPS = _ReportedGroups(self.reaper.stdin)
+        self.local = LocalExecutor(self.cfg, self.log_dir, self.events.append, slots=1,
+                                   bind="127.0.0.1:0")
+        await self.local.start()
+
+    async def play(self, m: ScheduledMatch, disqualified: dict[str, str]) -> WorkerReply:
+        """Play ``m``; bots in ``disqualified`` (name -> reason) forfeit as with ``local``."""
+        if self.local is None:
+            await self._start()
+        bots = self.local.pool.bots
+        for name, reason in disqualified.items():
+            if name in bots and not bots[name].disqualified:
+                bots[name].disqualified = reason
+        before = {n: st.crashes for n, st in bots.items()}
+        played = await self.local.play(m)
+        crashes = {n: st.crashes - before[n] for n, st in bots.items() if st.crashes > before[n]}
+        events, self.events[:] = list(self.events), []
+        return WorkerReply(played, self._new_logs(), events, crashes, str(self.log_dir),
+                           socket.gethostname())
+
+    def _new_logs(self) -> dict[str, bytes]:
+        logs = {}
+        for path in sorted(self.log_dir.glob("*.log")):
+            start = self.offsets.get(path.name, 0)
+            with open(path, "rb") as f:
+                f.seek(start)
+                data = f.read()
+            if data:
+                self.offsets[path.name] = start + len(data)
+                logs[path.name] = data
+        return logs
+
+    async def pids(self) -> list[int]:
+        """Process ids of this worker and its reaper (tests check they end)."""
+        return [os.getpid()] + ([self.reaper.pid] if self.reaper else [])
+
+    async def close(self) -> dict[str, bytes]:
+        """End every bot process, stop the server and the reaper; returns the last log bytes."""
+        logs: dict[str, bytes] = {}
+        try:
+            if self.local is not None:
+                await self.local.close()
+                logs = self._new_logs()
+        finally:
+            if self.reaper is not None:
+                self.reaper.stdin.close()   # EOF: the reaper kills what is left, then exits
+                self.reaper.wait()
+            if self.log_dir is not None:
+                shutil.rmtree(self.log_dir, ignore_errors=True)
+        return logs

@@ -1,0 +1,119 @@
+"""Values typed on the command line, read by one validated path (issue 10 item 6).
+
+A command-line value is text. :func:`cli_value` gives it the type a TOML file would (``true``
+/ ``false``, an integer written with the ASCII digits 0-9, a comma-separated list of such
+integers, otherwise the text itself: ``str.isdigit`` is never used, since it accepts ``²``
+that ``int`` rejects); the typed values then go through the same pydantic model as a
+tournament config (:func:`play_config`), so ``--set hand_cap=²`` and ``hand_cap = "²"`` in a
+file get the same check and the same message. Integer options of the other commands use
+:func:`cli_int`. Every mistake is an ``arena: error:`` line and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shlex
+from collections.abc import Sequence
+
+from ..errors import UserError
+from ..tournament.config import TournamentConfig, config_problems
+
+#: an integer as the CLI accepts it: ASCII digits, optional sign (Python's int() limit)
+_INT = re.compile(r"[+-]?[0-9]{1,4000}")
+_FLAGS = {"tournament.preset": "--preset", "tournament.seed": "--seed",
+          "time.per_decision_ms": "--time-ms", "time.grace_ms": "--grace-ms",
+          "rules": "--set", "bots": "bot commands"}
+
+
+def cli_scalar(raw: str) -> int | str:
+    """An integer when ``raw`` is one written with ASCII digits, else the text."""
+    return int(raw) if _INT.fullmatch(raw) else raw
+
+
+def cli_value(raw: str) -> bool | int | list[int] | str:
+    """``raw`` typed as in a TOML file: ``true``/``false`` (any case), an integer, a list of
+    integers (``9,5,2``), otherwise the text (``none``, ``F2``, ``²``, ``³,5,8``)."""
+    if raw.lower() in ("true", "false"):
+        return raw.lower() == "true"
+    if _INT.fullmatch(raw):
+        return int(raw)
+    parts = [p.strip() for p in raw.split(",")]
+    if len(parts) > 1 and all(_INT.fullmatch(p) for p in parts):
+        return [int(p) for p in parts]
+    return raw
+
+
+def cli_int(low: int | None = None, high: int | None = None):  # noqa: ANN201 - argparse type
+    """An argparse ``type`` for an integer option in ``[low, high]`` (ASCII digits only)."""
+    def parse(raw: str) -> int:
+        if not _INT.fullmatch(raw.strip()):
+            raise argparse.ArgumentTypeError(f"expected an integer (digits 0-9), got {raw!r}")
+        value = int(raw)
+        if (low is not None and value < low) or (high is not None and value > high):
+            span = f"from {low} to {high}" if high is not None else f"at least {low}"
+            raise argparse.ArgumentTypeError(f"expected an integer {span}, got {value}")
+        return value
+    parse.__name__ = "integer"   # argparse names the type in its messages
+    return parse
+
+
+def parse_sets(items: Sequence[str]) -> dict[str, bool | int | list[int] | str]:
+    """``["hand_cap=3", "no_trump=true", "targets=9,5,2"]`` -> typed option values.
+
+    Raises:
+        UserError: an item without ``=`` or with an empty name.
+    """
+    out: dict[str, bool | int | list[int] | str] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise UserError(f"--set expects OPTION=VALUE, got {item!r}")
+        out[key.strip()] = cli_value(raw.strip())
+    return out
+
+
+def _flag(where: str) -> str:
+    if where.startswith("rules."):
+        return f"--set {where.removeprefix('rules.')}"
+    if where.startswith("bots["):
+        index = int(where[5:where.index("]")])
+        return f"bot command {index + 1}"
+    return _FLAGS.get(where, where)
+
+
+def play_config(commands: Sequence[str], *, preset: str, seed: str, sets: Sequence[str],
+                time_ms: str, grace_ms: str) -> TournamentConfig:
+    """The options of ``arena play`` validated by the tournament config model.
+
+    Args:
+        commands: the shell-quoted bot commands (their names come from
+            :func:`arena.tournament.single.bot_names`).
+        preset, seed, sets, time_ms, grace_ms: the option texts as typed.
+
+    Raises:
+        UserError: one line per problem, naming the flag (``--set hand_cap: ...``).
+    """
+    from ..tournament.single import bot_names
+    argvs = [_argv(c) for c in commands]       # bad quoting first: names need the words
+    names = bot_names(commands)
+    data = {
+        "tournament": {"preset": preset, "seed": cli_scalar(seed)},
+        "rules": parse_sets(sets),
+        "time": {"per_decision_ms": cli_scalar(time_ms), "grace_ms": cli_scalar(grace_ms)},
+        "bots": [{"name": n, "command": a} for n, a in zip(names, argvs)],
+    }
+    cfg, problems = config_problems(data, rename=_flag)
+    if cfg is None:
+        raise UserError("\n".join(f"{where}: {msg}" for where, msg in problems))
+    return cfg
+
+
+def _argv(command: str) -> list[str]:
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise UserError(f"bot command {command!r}: {exc}") from None
+    if not argv:
+        raise UserError("an empty bot command")
+    return argv

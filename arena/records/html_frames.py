@@ -1,0 +1,243 @@
+"""The data of the HTML replay page: one frame per step for each perspective, computed from
+the rules engine's views (:func:`arena.rules.view_of` via ``state.view(seat)``).
+
+A *perspective* is ``None`` (every card shown) or a seat 0..2 (only what that seat knew at that
+moment). The page never decides visibility itself: for a seat perspective every card text in
+its data comes from ``state.view(seat)`` (own hand, the kitty where ``kitty_visible``, own
+discards, exchange cards only to the two seats who exchanged them), so the JSON of a seat
+perspective holds no card that seat did not see by then. Played cards (tricks) are public.
+
+Steps: per hand one "dealt" step (the state before the hand's first decision; where the rules
+take the kitty before any decision, it is already in the declarer's hand), then one step per
+decision. Shapes are documented on :func:`perspective_data` and :func:`public_data`.
+"""
+
+from __future__ import annotations
+
+from ..rules import MISERE, card_str, contract_name, parse_action
+from ..rules.actions import GIVE_BASE
+from ..rules import parse_card as _card
+from ..rules.cards import cards_of, rank_of, suit_of
+from ..rules.exchange import ExchangeEvent
+from .models import HandRecord, MatchRecord
+from .simulate import Replayer, Step, deal_from_seats
+from .text import clean, event_text
+from .verify import rules_of
+
+
+def key_of(seat: int | None) -> str:
+    """The JSON key of a perspective: ``"all"`` or ``"0"`` .. ``"2"``."""
+    return "all" if seat is None else str(seat)
+
+
+def replayer(record: MatchRecord) -> Replayer:
+    """A full-information :class:`Replayer` at the start of ``record``."""
+    deals = {hr.hand: deal_from_seats(tuple(tuple(map(_card, hr.dealt[s])) for s in range(3)),
+                                      hr.roles, tuple(map(_card, hr.kitty)))
+             for hr in record.hands}
+    return Replayer(rules_of(record), record.header.seed.to_seed(), deals)
+
+
+def texts(cards, size: int | None = None) -> list[str | None]:  # noqa: ANN001 - card ints
+    """Card texts by suit (S H D C), high to low within a suit, padded with None (a card not
+    seen, shown face down) up to ``size``."""
+    out: list[str | None] = [card_str(c) for c in sorted(cards, key=lambda c: (suit_of(c),
+                                                                               -rank_of(c)))]
+    return out + [None] * ((size or 0) - len(out))
+
+
+def public_data(record: MatchRecord) -> dict:
+    """What every perspective may see: ``hands`` (per hand: ``hand``, ``dealer``,
+    ``declarer``, ``contract``, ``targets``, ``limits``, ``points``, ``scores``, ``start``
+    the page step of its "dealt" frame, ``tricks`` [{``l`` leader, ``c`` [[seat, card]] in
+    play order, ``w`` winner, ``st`` the step completing it}]) and ``steps`` (per step:
+    ``h`` hand index, ``seat`` who decided or None for a "dealt" step, ``kind``, ``ms`` think
+    time in milliseconds or None when the bot was not asked)."""
+    hands, steps = [], []
+    for i, hr in enumerate(record.hands):
+        start = len(steps)
+        steps.append({"h": i, "seat": None, "kind": "deal", "ms": None})
+        plays = 0
+        tricks = []
+        for d in hr.decisions:
+            steps.append({"h": i, "seat": d.seat, "kind": d.kind, "ms": d.think_ms})
+            if d.kind == "play":
+                plays += 1
+                if plays % 3 == 0:
+                    t = hr.tricks[plays // 3 - 1]
+                    tricks.append({"l": t.leader, "c": [list(c) for c in t.cards],
+                                   "w": t.winner, "st": len(steps) - 1})
+        hands.append({"hand": hr.hand, "dealer": hr.dealer, "declarer": hr.declarer,
+                      "contract": hr.contract, "targets": list(hr.targets),
+                      "limits": list(hr.limits), "points": list(hr.points),
+                      "scores": list(hr.scores), "start": start, "tricks": tricks})
+    return {"hands": hands, "steps": steps}
+
+
+def perspective_data(record: MatchRecord, labels: list[str], seat: int | None) -> dict:
+    """The frames of one perspective (``seat`` None: all cards) as JSON-ready dicts.
+
+    Returns ``{"frames": [...], "moves": [...], "exchange": [...]}`` (``frames`` as deltas,
+    see :func:`delta_frames`; :func:`full_frames` restores them): ``moves`` one label per
+    step (what this perspective saw of the decision); ``exchange`` per hand the exchange events
+    in words as this perspective saw them; each frame has ``cap`` caption, ``hands`` per seat
+    card texts (None in the list: own card not yet seen; the whole entry None: hidden hand),
+    ``sizes``, ``kitty`` card texts or None when hidden, ``kn`` kitty size, ``kt`` kitty taken,
+    ``disc`` discard texts or None when hidden, ``dn`` discards made, ``trick`` [[seat, card]],
+    ``winner``, ``won``, ``need``, ``scores``, ``contract``, ``tno`` tricks completed, ``end``
+    the hand is over, ``xn`` exchange events so far this hand, ``fly`` cards moved by this
+    step's exchange [[from, to, card or None]], ``fault`` [kind, detail] or None.
+
+    Raises:
+        IllegalActionError / DealError: when the record does not replay (verify it first).
+    """
+    rep = replayer(record)
+    frames: list[dict] = []
+    moves: list[str] = []
+    exchange: list[list[str]] = []
+    for i, hr in enumerate(record.hands):
+        exchange.append([])
+        _HandFrames(rep, hr, i, labels, seat, frames, moves, exchange[-1]).run()
+    return {"frames": delta_frames(frames), "moves": moves, "exchange": exchange}
+
+
+def delta_frames(frames: list[dict]) -> list[dict]:
+    """Frames as deltas: the first whole, each later one only with the keys whose value
+    changed since the frame before (the page fills the rest forward; about half the size)."""
+    out, prev = [], {}
+    for f in frames:
+        out.append({k: v for k, v in f.items() if k not in prev or prev[k] != v})
+        prev = f
+    return out
+
+
+def full_frames(frames: list[dict]) -> list[dict]:
+    """Inverse of :func:`delta_frames` (what the page does on load)."""
+    out, prev = [], {}
+    for f in frames:
+        prev = {**prev, **f}
+        out.append(prev)
+    return out
+
+
+class _HandFrames:
+    """Appends the frames of one hand for one perspective."""
+
+    def __init__(self, rep: Replayer, hr: HandRecord, index: int, labels: list[str],
+                 seat: int | None, frames: list[dict], moves: list[str],
+                 exchange: list[str]) -> None:
+        self.rep, self.hr, self.index, self.L, self.seat = rep, hr, index, labels, seat
+        self.frames, self.moves, self.exchange = frames, moves, exchange
+        self.need = list(hr.targets)
+        self.contract: str | None = None
+        self.tno = 0
+        self.last: dict = {}
+
+    def run(self) -> None:
+        rep, hr, L = self.rep, self.hr, self.L
+        st = rep.state
+        cap = f"Hand {hr.hand}: dealt; dealer {L[hr.dealer]}, declarer {L[hr.declarer]}"
+        if st.kitty_taken:
+            cap += f"; {L[hr.declarer]} takes the kitty"
+        self.moves.append(f"Hand {hr.hand} dealt")
+        self.emit(cap, self.cards_now(), [], None, [0, 0, 0], list(st.scores), False, [], None)
+        for d in hr.decisions:
+            taken_before = st.kitty_taken
+            step = rep.step(parse_action(d.action))
+            self.decision(step, d, taken_before)
+
+    def decision(self, step: Step, d, taken_before: bool) -> None:  # noqa: ANN001
+        rep, L, seat = self.rep, self.L, self.seat
+        if step.contract is not None:
+            self.contract = contract_name(step.contract)
+            if step.contract == MISERE:
+                self.need = list(self.hr.limits)
+        if step.trick is not None:
+            self.tno = step.trick[0]
+        events = step.events
+        if seat is not None and events:
+            events = rep.view(seat).exchange_events[-len(events):]
+        self.exchange.extend(event_text(e, tuple(L)) for e in events)
+        cap = _move_text(step, L, seat, events)
+        self.moves.append(cap if len(events) < 3 else
+                          f"{event_text(events[0], tuple(L))} and {len(events) - 1} more "
+                          "exchange events")
+        if step.hand_end is None and rep.state.kitty_taken and not taken_before:
+            cap += f"; {L[self.hr.declarer]} takes the kitty"
+        if step.trick is not None:
+            k, tr = step.trick
+            cap += f"; {L[tr.winner]} wins trick {k}"
+        if step.hand_end is not None:
+            pts = ", ".join(f"{L[s]} {p:+d}" for s, p in enumerate(step.hand_end.points))
+            cap += f"; hand over: {pts}"
+        fault = None
+        if d.fault is not None and seat in (None, d.seat):
+            fault = [clean(d.fault), clean(d.detail or "")]
+            cap += f"; FAULT by {L[d.seat]}: {clean(d.fault)}" + (f" ({clean(d.detail)})"
+                                                          if d.detail else "")
+        t = step.table
+        cards = self.last if step.hand_end is not None else self.cards_now()
+        if step.hand_end is not None:
+            cards = {**cards, "hands": [None if seat not in (None, s) else [] for s in range(3)],
+                     "sizes": [0, 0, 0]}
+        self.emit(cap, cards, [[s, card_str(c)] for s, c in t.trick], t.winner,
+                  list(t.tricks_won), list(t.scores), step.hand_end is not None,
+                  [_flight(e) for e in events if _flight(e) is not None], fault)
+
+    def cards_now(self) -> dict:
+        """Hands, kitty and discards as this perspective sees them now (mid-hand)."""
+        st, seat, hr = self.rep.state, self.seat, self.hr
+        kn = len(hr.kitty)
+        if seat is None:
+            return {"hands": [texts(cards_of(h)) for h in st.hands],
+                    "sizes": [h.bit_count() for h in st.hands],
+                    "kitty": texts(map(_card, hr.kitty)), "kn": kn, "kt": st.kitty_taken,
+                    "disc": texts(st.discards), "dn": len(st.discards)}
+        v = self.rep.view(seat)
+        return {"hands": [texts(v.hand, len(v.hand) + v.hidden_own) if s == seat else None
+                          for s in range(3)],
+                "sizes": list(v.hand_sizes),
+                "kitty": None if v.kitty is None else texts(v.kitty), "kn": kn,
+                "kt": v.kitty_taken,
+                "disc": texts(v.discards) if seat == v.declarer else None,
+                "dn": v.discard_count}
+
+    def emit(self, cap: str, cards: dict, trick: list, winner: int | None, won: list,
+             scores: list, end: bool, fly: list, fault: list | None) -> None:
+        self.last = cards
+        self.frames.append({
+            "h": self.index, "cap": cap, **cards, "trick": trick, "winner": winner,
+            "won": won, "need": list(self.need), "scores": scores, "contract": self.contract,
+            "tno": self.tno, "end": end, "xn": len(self.exchange), "fly": fly,
+            "fault": fault})
+
+
+def _flight(e: ExchangeEvent) -> list | None:
+    """``[from, to, card or None]`` of a card moved by an exchange event, else None."""
+    card = None if e.card is None else card_str(e.card)
+    if e.kind in ("demand", "return"):
+        return [e.down, e.up, card]
+    if e.kind == "give":
+        return [e.up, e.down, card]
+    return None
+
+
+def _move_text(step: Step, labels: list[str], seat: int | None,
+               events: tuple[ExchangeEvent, ...]) -> str:
+    """What a decision did, as ``seat`` (None: everybody) saw it."""
+    who = labels[step.seat]
+    if step.kind == "play":
+        return f"{who} plays {card_str(step.action)}"
+    if step.discard is not None:
+        return f"{who} discards " + (card_str(step.action) if seat in (None, step.seat)
+                                     else "a card")
+    if step.contract is not None:
+        return f"{who} chooses {contract_name(step.contract)}"
+    if events:
+        return "; ".join(event_text(e, tuple(labels)) for e in events)
+    if GIVE_BASE <= step.action < GIVE_BASE + 3 * 52:  # a pass-return batch choice
+        down, card = divmod(step.action - GIVE_BASE, 52)
+        if seat in (None, step.seat):
+            return f"{who} picks {card_str(card)} to give to {labels[down]}"
+        return f"{who} picks a card to give"
+    return f"{who} exchanges"

@@ -1,0 +1,131 @@
+"""Which local process opened a connection to the arena: the check that a spawned bot's token
+is used by the process the arena started for it.
+
+A spawned bot gets its token in the environment only (``ARENA_TOKEN``), which other users
+cannot read; a registration with that token from any other process means the token leaked. For
+a TCP peer on this host, the kernel knows the socket: :func:`socket_inode` finds the client end
+in ``/proc/net/tcp`` / ``tcp6`` (local port = the peer's port, remote port = the arena's), and
+:func:`owners` finds the processes holding it open (``/proc/PID/fd/*`` -> ``socket:[INODE]``).
+:func:`check_peer` accepts the peer when one of them is in the process tree of the bot's
+supervisor (the supervisor is a child subreaper, so every process the bot started is in it).
+
+Limits (documented in the README): only processes of the arena's own user can be inspected; a
+connection from another host, another user's process or another network namespace (a bot run
+in a container) cannot be traced and is reported as such. Linux only (``/proc``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+_PEER = re.compile(r"^ipv[46]:\[?(?P<host>[^\]]*)\]?:(?P<port>\d+)$")
+
+
+def parse_peer(peer: str) -> tuple[str, int] | None:
+    """``"ipv4:127.0.0.1:5555"`` / ``"ipv6:[::1]:5555"`` (gRPC's peer form) -> (host, port);
+    None for other forms (e.g. ``unix:``)."""
+    m = _PEER.match(peer)
+    return (m["host"], int(m["port"])) if m else None
+
+
+def socket_inode(local_port: int, remote_port: int) -> int | None:
+    """Inode of the TCP socket whose local port is ``local_port`` and whose remote port is
+    ``remote_port`` (the client end of a connection to this host), or None."""
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as f:
+                lines = f.read().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            parts = line.split()
+            if len(parts) < 10:
+                continue
+            lport = int(parts[1].rsplit(":", 1)[1], 16)
+            rport = int(parts[2].rsplit(":", 1)[1], 16)
+            if lport == local_port and rport == remote_port and parts[9] != "0":
+                return int(parts[9])
+    return None
+
+
+def _ppids() -> dict[int, int]:
+    out = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                data = f.read()
+        except OSError:
+            continue
+        fields = data[data.rfind(b")") + 2:].split()
+        if len(fields) > 1:
+            out[int(entry)] = int(fields[1])
+    return out
+
+
+def process_tree(root: int) -> set[int]:
+    """``root`` and all its live descendants."""
+    children: dict[int, list[int]] = {}
+    for pid, ppid in _ppids().items():
+        children.setdefault(ppid, []).append(pid)
+    tree, todo = set(), [root]
+    while todo:
+        pid = todo.pop()
+        if pid not in tree:
+            tree.add(pid)
+            todo.extend(children.get(pid, ()))
+    return tree
+
+
+def owners(inode: int, pids: set[int] | None = None) -> list[int]:
+    """PIDs (among ``pids``, default: every process we may inspect) holding socket ``inode``."""
+    link = f"socket:[{inode}]"
+    candidates = pids if pids is not None else [int(p) for p in os.listdir("/proc")
+                                                  if p.isdigit()]
+    found = []
+    for pid in candidates:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(f"/proc/{pid}/fd/{fd}") == link:
+                    found.append(pid)
+                    break
+            except OSError:
+                continue
+    return found
+
+
+def describe(pid: int) -> str:
+    """``"process 123 (python3 probe.py)"``: the pid and its command line, shortened."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            cmd = f.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()
+    except OSError:
+        cmd = "?"
+    cmd = "".join(ch if ch.isprintable() else "?" for ch in cmd)
+    return f"process {pid} ({cmd[:200]})"
+
+
+def check_peer(peer: str, server_port: int, root_pid: int) -> str | None:
+    """None when the connection from ``peer`` (gRPC's peer string) to ``server_port`` is held
+    by a process in ``root_pid``'s tree; otherwise why not, as a phrase such as ``"it came from
+    process 123 (python3 probe.py)"``."""
+    where = parse_peer(peer)
+    if where is None:
+        return f"its peer {peer!r} is not a TCP connection that can be traced"
+    inode = socket_inode(where[1], server_port)
+    if inode is None:
+        return (f"it came from {where[0]} port {where[1]}, which is no connection of a process "
+                "on this host that the arena can see")
+    if owners(inode, process_tree(root_pid)):
+        return None
+    found = owners(inode)
+    if found:
+        return "it came from " + ", ".join(describe(p) for p in found)
+    return (f"it came from {where[0]} port {where[1]}, held by a process the arena cannot "
+            "inspect (another user's, or in another namespace)")

@@ -1,0 +1,82 @@
+"""Pre-flight check of the bot commands, before the first match: every spawned bot's program
+exists and is executable, its working directory exists, and the script it names for a Python
+or Node.js interpreter exists.
+
+What it cannot see (a script that fails at start, a missing module for ``python -m``) is found
+when the bot starts: see ``never started`` in :mod:`arena.tournament.pool`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .config import BotEntry
+
+_PYTHON = re.compile(r"^python(\d+(\.\d+)*)?$")
+#: interpreter options that take a value (the script follows the value)
+_PY_VALUE_OPTS = {"-W", "-X", "--check-hash-based-pycs"}
+_NODE_VALUE_OPTS = {"-r", "--require", "--import", "--loader", "--experimental-loader",
+                    "--conditions", "-C", "--env-file", "--input-type", "--title"}
+
+
+def _script(argv: Sequence[str]) -> str | None:
+    """The script an interpreter command runs (``python x.py``, ``node bot.js``), or None
+    (``python -m pkg``, ``python -c ...``, ``node -e ...``, another program)."""
+    prog = Path(argv[0]).name
+    if _PYTHON.match(prog):
+        stops, value_opts = {"-m", "-c", "-"}, _PY_VALUE_OPTS
+    elif prog in ("node", "nodejs"):
+        stops, value_opts = {"-e", "--eval", "-p", "--print", "-"}, _NODE_VALUE_OPTS
+    else:
+        return None
+    args = iter(argv[1:])
+    for arg in args:
+        if arg in stops or (arg.startswith("-m") and prog != "node" and len(arg) > 2):
+            return None
+        if arg in value_opts:
+            next(args, None)
+        elif not arg.startswith("-"):
+            return arg
+    return None
+
+
+def check_command(argv: Sequence[str], cwd: str | None, env: dict[str, str]) -> str | None:
+    """Why ``argv`` (placeholders already substituted) cannot start in ``cwd``, or None."""
+    if not argv:
+        return "the command is empty"
+    base = Path(cwd) if cwd else Path.cwd()
+    if cwd and not base.is_dir():
+        return f"its working directory {cwd} does not exist"
+    prog = argv[0]
+    if "/" in prog:
+        path = base / prog
+        if not path.is_file():
+            return f"{prog} does not exist (looked in {base})"
+        if not os.access(path, os.X_OK):
+            return f"{prog} is not executable (chmod +x it, or run it with its interpreter)"
+    else:
+        search = env.get("PATH", os.environ.get("PATH", os.defpath))
+        if shutil.which(prog, path=search) is None:
+            return f"{prog!r} is not a program on the PATH"
+    script = _script(argv)
+    if script is not None and not (base / script).is_file():
+        return f"its script {script} does not exist (looked in {base})"
+    return None
+
+
+def preflight(entries: Sequence[BotEntry]) -> list[str]:
+    """One line per spawned bot whose command cannot start (see the module docstring)."""
+    problems = []
+    for e in entries:
+        if e.remote:
+            continue
+        argv = [a.replace("{python}", sys.executable) for a in e.command or []]
+        why = check_command(argv, e.cwd, e.env)
+        if why:
+            problems.append(f"bot {e.name!r}: {why}")
+    return problems

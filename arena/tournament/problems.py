@@ -1,0 +1,211 @@
+"""Every problem of a tournament config, one line each (issue 10 item 16).
+
+pydantic stops at a model's own checks once a field is wrong, and a first-problem message hides
+the rest (an unknown key ``nmae`` behind ``name: Field required``). Here:
+
+- :func:`field_problems` turns every pydantic error into ``(where, message)``: the field path
+  as written in the file (``bots[3].name``, with the bot's name when the file gives one),
+  unknown keys as ``bots[0].nmae: unknown field (did you mean 'name'?)``, one line for a union whose
+  branches all failed (``expected integer or string``), and the value given for type errors;
+- :func:`cross_problems` runs the checks between fields (bot count, unique names and tokens,
+  schedule size, rule options one by one, then their combination) on the raw data, whatever
+  else is wrong, so they are listed too.
+"""
+
+from __future__ import annotations
+
+import difflib
+import types
+import typing
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from ..rules import RulesConfigError, config_from_options
+from ..rules.config import DEFAULT_PRESET, PRESETS
+from ..sandbox.config import INSTALL_HINT, bwrap_path
+
+#: the largest schedule a config may ask for (matches)
+MAX_MATCHES = 1_000_000
+
+Problem = tuple[str, str]
+
+
+def _model_at(model: type[BaseModel], path: Sequence[Any]) -> type[BaseModel] | None:
+    """The pydantic model that validates the value at ``path`` under ``model`` (list indexes
+    and union branches skipped), or None."""
+    for part in path:
+        if isinstance(part, int):
+            continue
+        field = model.model_fields.get(part)
+        if field is None:
+            return None
+        found = _first_model(field.annotation)
+        if found is None:
+            return None
+        model = found
+    return model
+
+
+def _first_model(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    origin = typing.get_origin(annotation)
+    if origin in (list, tuple, typing.Union, types.UnionType):
+        for arg in typing.get_args(annotation):
+            found = _first_model(arg)
+            if found is not None:
+                return found
+    return None
+
+
+def _path(loc: Sequence[Any], data: Any, name_bots: bool) -> str:
+    parts: list[str] = []
+    for p in loc:
+        if isinstance(p, str) and (p in ("int", "str", "float", "bool", "list[str]",
+                                         "dict[str,str]") or p.startswith("function-")):
+            continue  # pydantic's tag for one branch of a union type
+        if isinstance(p, int):
+            parts[-1:] = [f"{parts[-1] if parts else ''}[{p}]"]
+        else:
+            parts.append(str(p))
+    text = ".".join(parts)
+    if name_bots and len(loc) >= 2 and loc[0] == "bots" and isinstance(loc[1], int):
+        bots = data.get("bots") if isinstance(data, dict) else None
+        if isinstance(bots, list) and loc[1] < len(bots) and isinstance(bots[loc[1]], dict) \
+                and isinstance(bots[loc[1]].get("name"), str):
+            text += f" (bot {bots[loc[1]]['name']!r})"
+    return text
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def field_problems(exc: ValidationError, data: Any, model: type[BaseModel]) -> list[Problem]:
+    """Every error of ``exc`` (raised validating ``data`` with ``model``) as ``(where,
+    message)``, in the order pydantic found them. Model-level checks (empty location) are
+    left to :func:`cross_problems`."""
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for err in exc.errors():
+        if not err["loc"]:
+            continue
+        where = _path(err["loc"], data, name_bots=True)
+        grouped.setdefault(where, []).append(err)
+    out: list[Problem] = []
+    for where, errs in grouped.items():
+        first = errs[0]
+        msg = first["msg"].removeprefix("Value error, ")
+        if first["type"] == "extra_forbidden":
+            key = str(first["loc"][-1])
+            parent = _model_at(model, first["loc"][:-1])
+            close = difflib.get_close_matches(key, list(parent.model_fields) if parent else [],
+                                              n=1, cutoff=0.6)
+            msg = "unknown field" + (f" (did you mean {close[0]!r}?)" if close else
+                                     " (check the spelling)")
+        elif len(errs) > 1:       # a union type: every branch failed
+            msg = "expected " + " or ".join(
+                e["msg"].removeprefix("Input should be ").removeprefix("a valid ")
+                for e in errs)
+        if first["type"] not in ("missing", "extra_forbidden", "value_error") \
+                and isinstance(first.get("input"), (str, int, float, bool)):
+            msg += f" (got {_shown(first['input'])})"
+        out.append((where, msg))
+    return out
+
+
+def cross_problems(data: Any) -> list[Problem]:
+    """The checks between fields, on raw config data (parts of it may be invalid: what cannot
+    be checked is skipped; those parts have their own field problems)."""
+    if not isinstance(data, dict):
+        return []
+    out: list[Problem] = []
+    bots = data.get("bots")
+    if isinstance(bots, list):
+        out += _bot_problems(bots)
+    out += _rules_problems(data)
+    out += _cluster_problems(data)
+    out += _sandbox_problems(data)
+    section = data.get("tournament")
+    deals = section.get("deals_per_table", 1) if isinstance(section, dict) else 1
+    n = len(bots) if isinstance(bots, list) else 0
+    if isinstance(deals, int) and not isinstance(deals, bool):
+        matches = n * (n - 1) * (n - 2) // 6 * deals * 6
+        if matches > MAX_MATCHES:
+            out.append(("tournament.deals_per_table",
+                        f"the schedule would have {matches:,} matches (more than "
+                        f"{MAX_MATCHES:,}); use fewer bots or deals_per_table"))
+    return out
+
+
+def _cluster_problems(data: dict) -> list[Problem]:
+    """Remote bots cannot join a Ray run: each worker has its own arena server (issue 15)."""
+    cluster, bots = data.get("cluster"), data.get("bots")
+    if (isinstance(cluster, dict) and cluster.get("backend") == "ray" and isinstance(bots, list)
+            and any(isinstance(b, dict) and b.get("remote") is True for b in bots)):
+        return [("cluster.backend", "remote bots cannot join a tournament on a Ray cluster "
+                 "(each worker runs its own arena server); use backend = \"local\"")]
+    return []
+
+
+def _sandbox_problems(data: dict[str, Any]) -> list[Problem]:
+    """Bots started in ``mode = "bwrap"`` (``[sandbox]`` or the bot's own override) need
+    bubblewrap on this machine (issue 13)."""
+    section = data.get("sandbox")
+    base = section.get("mode", "bwrap") if isinstance(section, dict) else "bwrap"
+    bots = data.get("bots")
+    boxed = []
+    for b in bots if isinstance(bots, list) else []:
+        if not isinstance(b, dict) or b.get("remote") is True:
+            continue
+        own = b.get("sandbox")
+        mode = own.get("mode") if isinstance(own, dict) and own.get("mode") is not None \
+            else base
+        if mode == "bwrap":
+            boxed.append(str(b.get("name", "?")))
+    if boxed and bwrap_path() is None:
+        return [("sandbox.mode", f'sandbox mode "bwrap" (bots: {", ".join(boxed)}) needs '
+                 f"bubblewrap, which is not installed: {INSTALL_HINT}")]
+    return []
+
+
+def _bot_problems(bots: list[Any]) -> list[Problem]:
+    out: list[Problem] = []
+    if len(bots) < 3:
+        out.append(("bots", f"a tournament needs at least 3 bots, got {len(bots)}"))
+    names = [b["name"] for b in bots if isinstance(b, dict) and isinstance(b.get("name"), str)]
+    folded = [n.casefold() for n in names]
+    dup = sorted({n for n in names if folded.count(n.casefold()) > 1})
+    if dup:
+        out.append(("bots", f"bot names must be unique (ignoring case); repeated: "
+                            f"{', '.join(dup)}"))
+    tokens = [b["token"] for b in bots if isinstance(b, dict) and b.get("remote") is True
+              and isinstance(b.get("token"), str)]
+    if len(set(tokens)) != len(tokens):
+        out.append(("bots", "each remote bot needs its own token"))
+    return out
+
+
+def _rules_problems(data: dict[str, Any]) -> list[Problem]:
+    section = data.get("tournament")
+    preset = section.get("preset", DEFAULT_PRESET) if isinstance(section, dict) else \
+        DEFAULT_PRESET
+    rules = data.get("rules", {})
+    if not isinstance(rules, dict):
+        return []           # reported as a field problem
+    known = preset in PRESETS   # else a field problem; options are still checked one by one
+    out: list[Problem] = []
+    for key, value in rules.items():   # each option's own value (combinations come after)
+        try:
+            config_from_options(preset if known else DEFAULT_PRESET, {key: value})
+        except RulesConfigError as exc:
+            if str(exc).startswith(("invalid value", "unknown rule option")):
+                out.append((f"rules.{key}", str(exc)))
+    if known and not out:
+        try:
+            config_from_options(preset, rules)
+        except RulesConfigError as exc:
+            out.append(("rules", str(exc)))
+    return out

@@ -1,0 +1,114 @@
+"""Bot processes at the OS level: start one under its supervisor, end it, end them all.
+
+Every bot command runs as the child of :mod:`arena.tournament.supervisor` (a small Python
+script started with ``-I -S``), in a new session whose process group id is the supervisor's
+pid. The supervisor ends the bot's whole process tree when the arena dies, when the bot exits
+(its leftover children), or on request (see its docstring). Ending an instance
+(:func:`terminate`): SIGTERM to the supervisor, which passes it to the bot and SIGKILLs what is
+left after the grace; if the supervisor itself does not exit in time, the group is SIGKILLed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+SUPERVISOR = Path(__file__).with_name("supervisor.py")
+#: the supervisor's signal for "SIGKILL the bot's whole tree now" (see supervisor.py)
+KILL_NOW = signal.SIGUSR1
+#: seconds a bot has to exit after SIGTERM before it is SIGKILLed
+TERM_GRACE_S = 2.0
+
+#: process-group ids (= supervisor pids) of every live bot instance this arena started
+LIVE_GROUPS: set[int] = set()
+
+
+def supervised(argv: Sequence[str], grace_s: float = TERM_GRACE_S) -> list[str]:
+    """The command line that runs ``argv`` under the supervisor, watching this process."""
+    return [sys.executable, "-I", "-S", str(SUPERVISOR), str(os.getpid()),
+            str(round(grace_s * 1000)), "--", *argv]
+
+
+async def spawn(argv: Sequence[str], *, env: Mapping[str, str], cwd: str | None,
+                log_file: int, preexec: Callable[[], None] | None = None
+                ) -> asyncio.subprocess.Process:
+    """Start ``argv`` under its supervisor in a new session, stdin from /dev/null, stdout and
+    stderr to the open file ``log_file``. ``preexec``: run in the supervisor's process before
+    it starts (e.g. the sandbox's rlimits, inherited by the bot).
+
+    Raises:
+        OSError: the supervisor cannot be started (e.g. ``cwd`` does not exist). A bot command
+            that cannot be executed is reported by the supervisor instead (exit status 127).
+    """
+    proc = await asyncio.create_subprocess_exec(
+        *supervised(argv), stdin=asyncio.subprocess.DEVNULL, stdout=log_file,
+        stderr=asyncio.subprocess.STDOUT, cwd=cwd, env=dict(env), start_new_session=True,
+        preexec_fn=preexec)
+    LIVE_GROUPS.add(proc.pid)
+    return proc
+
+
+def describe_exit(returncode: int | None) -> str:
+    """``"exit status 0"``, ``"killed by SIGKILL"`` or ``"still running"``."""
+    if returncode is None:
+        return "still running"
+    if returncode < 0:
+        try:
+            return f"killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"killed by signal {-returncode}"
+    return f"exit status {returncode}"
+
+
+def _signal(pid: int, sig: int, group: bool = False) -> None:
+    try:
+        (os.killpg if group else os.kill)(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+async def terminate(proc: asyncio.subprocess.Process, grace_s: float = TERM_GRACE_S) -> None:
+    """End an instance: SIGTERM to its supervisor (the bot gets ``grace_s`` seconds, then its
+    tree is SIGKILLed); SIGKILL to the whole group if the supervisor is not gone a second
+    after that."""
+    try:
+        if proc.returncode is None:
+            _signal(proc.pid, signal.SIGTERM)
+            try:
+                await asyncio.wait_for(proc.wait(), grace_s + 1.0)
+            except asyncio.TimeoutError:
+                _signal(proc.pid, signal.SIGKILL, group=True)
+                await proc.wait()
+        _signal(proc.pid, signal.SIGKILL, group=True)   # anything left in the group
+    finally:
+        if proc.returncode is not None:
+            LIVE_GROUPS.discard(proc.pid)
+
+
+def _gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            data = f.read()
+    except OSError:
+        return True
+    return data[data.rfind(b")") + 2:][:1] in (b"Z", b"X")
+
+
+def kill_all_now(wait_s: float = 1.0) -> None:
+    """End every bot instance still alive, synchronously: the supervisors are told to SIGKILL
+    their trees at once, and after up to ``wait_s`` seconds every group is SIGKILLed. The last
+    line of defence when asynchronous cleanup was itself interrupted (a second Ctrl-C)."""
+    groups = list(LIVE_GROUPS)
+    for pgid in groups:
+        _signal(pgid, KILL_NOW)
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline and not all(_gone(p) for p in groups):
+        time.sleep(0.02)
+    for pgid in groups:
+        _signal(pgid, signal.SIGKILL, group=True)
+        LIVE_GROUPS.discard(pgid)

@@ -1,0 +1,76 @@
+"""Helpers for the Ray backend tests: configs, results and records compared without timings."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import sqlite3
+
+from arena.tournament.config import parse_config
+from arena.tournament.store import open_existing
+
+from ..tournament.helpers import config_text
+
+TIMING_KEYS = {"started_at", "ended_at", "think_ms", "arena_version"}
+
+
+def ray_extra(slots: int, cpus_per_bot: float, address: str | None = None) -> str:
+    text = f'[cluster]\nbackend = "ray"\nslots = {slots}\ncpus_per_bot = {cpus_per_bot}\n'
+    return text + (f'address = "{address}"\n' if address else "")
+
+
+def seeded_config(tag: str, extra: str = ""):
+    """Three seeded random bots, 6 matches of one hand (10 s a decision: no late answers
+    under load, so the games depend on the seeds only)."""
+    text = config_text(None, tag=tag, bots=3, hand_cap=1, concurrency=2, time_ms=10_000,
+                       extra=extra)
+    return parse_config(text.replace('"sample_bots.random_bot"]',
+                                     '"sample_bots.random_bot", "--seed", "5"]'), "t.toml")
+
+
+def strip_timings(obj):
+    """A record line without wall-clock fields (times, thinking ms, arena version)."""
+    if isinstance(obj, dict):
+        return {k: strip_timings(v) for k, v in obj.items() if k not in TIMING_KEYS}
+    if isinstance(obj, list):
+        return [strip_timings(v) for v in obj]
+    return obj
+
+
+def record_lines(path):
+    return [strip_timings(json.loads(ln)) for ln in gzip.decompress(path.read_bytes()).splitlines()]
+
+
+def stored(out):
+    with open_existing(out) as store:
+        assert store.pending() == []
+        return {r.match_id: r for r in store.results()}
+
+
+def comparable(row):
+    d = dict(row.__dict__)
+    d.pop("think_ms")
+    return d
+
+
+def count_results(db) -> int:
+    try:
+        con = sqlite3.connect(db, timeout=1)
+        try:
+            return con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return 0
+
+
+def describe(pids: list[int]) -> str:
+    """The command lines of ``pids`` (for an assertion message)."""
+    lines = []
+    for pid in pids:
+        try:
+            lines.append(f"{pid}: " + open(f"/proc/{pid}/cmdline", "rb").read()
+                         .replace(b"\0", b" ").decode(errors="replace")[:200])
+        except OSError:
+            lines.append(f"{pid}: (gone)")
+    return "\n".join(lines)

@@ -1,0 +1,50 @@
+"""RayExecutor's driver-side bookkeeping without Ray: crashes counted over all workers, logs
+appended to the driver's output directory, worker log paths shown as the driver's."""
+
+from __future__ import annotations
+
+from arena.cluster.executor import RayExecutor
+from arena.cluster.worker import WorkerReply
+
+from ..tournament.helpers import make_config
+
+
+def reply(crashes=None, logs=None, events=()):
+    return WorkerReply(played=None, logs=logs or {}, events=list(events),
+                       crashes=crashes or {}, log_dir="/tmp/arena-worker-logs-x", node="n1")
+
+
+def test_crashes_add_up_across_workers_then_disqualify(tmp_path):
+    (tmp_path / "logs").mkdir()
+    events = []
+    ex = RayExecutor(make_config(None, tag="x", max_crashes=3), tmp_path, events.append)
+    ex._absorb(reply({"random-1": 1}))
+    ex._absorb(reply({"random-1": 1, "random-0": 1}))     # another worker
+    assert ex.disqualified == {} and ex.disqualifications == []
+    ex._absorb(reply({"random-1": 1}))                    # the 3rd: as BotPool counts
+    assert ex.disqualified == {"random-1": "disqualified after 3 crashes"}
+    assert ex.disqualifications == [f"'random-1' was disqualified after 3 crashes (on the "
+                                    f"cluster); see {tmp_path / 'logs'}"]
+    assert events[-1] == ("bot 'random-1' is disqualified after 3 crashes; its remaining "
+                          "matches are forfeited")
+    ex._absorb(reply({"random-1": 1}))                    # told once
+    assert len(ex.disqualifications) == 1 and ex.crashes["random-1"] == 4
+
+
+def test_logs_and_events_come_back_under_the_driver_paths(tmp_path):
+    (tmp_path / "logs").mkdir()
+    events = []
+    ex = RayExecutor(make_config(None, tag="x"), tmp_path, events.append)
+    ex._absorb(reply(logs={"random-0.log": b"one\n"}, events=[
+        "bot 'random-0' disconnected or crashed (log: /tmp/arena-worker-logs-x/random-0.log)"]))
+    ex._absorb(reply(logs={"random-0.log": b"two\n", "../escape.log": b"x"}))
+    assert (tmp_path / "logs" / "random-0.log").read_bytes() == b"one\ntwo\n"
+    assert (tmp_path / "logs" / "escape.log").read_bytes() == b"x"   # never outside logs/
+    assert events == [f"bot 'random-0' disconnected or crashed (log: "
+                      f"{tmp_path / 'logs' / 'random-0.log'})"]
+
+
+def test_slots_default_to_the_tournament_concurrency(tmp_path):
+    assert RayExecutor(make_config(None, tag="x", concurrency=3), tmp_path, print).slots == 3
+    cfg = make_config(None, tag="x", concurrency=3, extra="[cluster]\nslots = 7\n")
+    assert RayExecutor(cfg, tmp_path, print).slots == 7

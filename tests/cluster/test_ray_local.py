@@ -1,0 +1,144 @@
+"""The Ray backend on a single-machine Ray instance (``ray.init(num_cpus=2)``, shared by this
+module's tests): the same results and records as ``local``; bot crashes stay bot faults; bots die with their worker."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+
+import pytest
+
+from arena.cluster import executor as executor_module
+from arena.cluster.executor import ClusterError
+from arena.cluster.worker import MatchWorker
+from arena.tournament.config import parse_config
+from arena.tournament.runner import run_tournament
+from arena.tournament.schedule import make_schedule
+
+from ..tournament.helpers import (RAWBOT, bot_block, config_text, make_config, new_tag,
+                                 tagged_processes, wait_no_processes)
+from .raytools import comparable, ray_extra, record_lines, seeded_config, stored
+
+ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'arena358[ray]')")
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+
+#: Ray's own clean-up of a dead worker's child processes, turned off here so that the tests
+#: show the worker's reaper does the job (on a lost node Ray's cannot)
+RAY_CLEANUP_OFF = {"RAY_kill_child_processes_on_worker_exit": "false",
+                   "RAY_kill_child_processes_on_worker_exit_with_raylet_subreaper": "false",
+                   "RAY_process_group_cleanup_enabled": "false"}
+
+
+@pytest.fixture(scope="module")
+def ray_2cpus():
+    saved = {k: os.environ.get(k) for k in RAY_CLEANUP_OFF}
+    os.environ.update(RAY_CLEANUP_OFF)
+    try:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        try:
+            yield
+        finally:
+            ray.shutdown()
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def test_same_results_and_records_as_local(tmp_path, ray_2cpus):
+    tag = new_tag()
+    cfg = seeded_config(tag)
+    assert cfg.cluster.backend == "local"
+    local = asyncio.run(run_tournament(cfg, tmp_path / "local", progress=False))
+    on_ray = asyncio.run(run_tournament(seeded_config(tag, ray_extra(2, 0.25)), tmp_path / "ray",
+                                        progress=False))
+    assert wait_no_processes(tag) == []
+    assert local.played_now == on_ray.played_now == 6
+    a, b = stored(tmp_path / "local"), stored(tmp_path / "ray")
+    assert sorted(a) == sorted(b) and len(a) == 6
+    assert len({r.scores for r in a.values()}) > 1          # the games really differ
+    for match_id in a:
+        assert comparable(a[match_id]) == comparable(b[match_id])
+        rec = f"records/{match_id}.jsonl.gz"
+        assert record_lines(tmp_path / "local" / rec) == record_lines(tmp_path / "ray" / rec)
+    rank = [(r.bot, r.matches, r.average_place, r.firsts, r.average_score) for r in
+            local.standings.rows]
+    assert rank == [(r.bot, r.matches, r.average_place, r.firsts, r.average_score)
+                    for r in on_ray.standings.rows]
+    # the bots' logs come back to the driver's output directory
+    for name in ("random-0", "random-1", "random-2"):
+        log = (tmp_path / "ray" / "logs" / f"{name}.log").read_text()
+        assert "registered with the arena" in log and "match t000-d0000-s5 starts" in log
+
+
+def test_bot_crash_is_a_bot_fault_counted_on_the_driver(tmp_path, capfd, ray_2cpus):
+    """As with ``local`` (tests/tournament/test_faults.py): a bot crashing in every match is
+    restarted, forfeits, and is disqualified at its max_crashes-th crash; the worker
+    survives it, and the crash messages name the driver's log file."""
+    tag = new_tag()
+    cfg = make_config("crash", tag=tag, max_crashes=2, time_ms=10_000, extra=ray_extra(1, 0.25))
+    outcome = asyncio.run(run_tournament(cfg, tmp_path / "o", progress=True))
+    err = capfd.readouterr().err
+    assert wait_no_processes(tag) == []
+    assert outcome.played_now == 6 and "worker lost" not in err
+    rows = stored(tmp_path / "o")
+    reasons = [r.forfeit_reasons[r.seats.index("bad")] for r in rows.values()]
+    assert all(r.forfeited[r.seats.index("bad")] for r in rows.values())
+    assert sum("disconnect" in x for x in reasons) == 2          # crashed in 2 matches
+    assert sum("disqualified after 2 crashes" in x for x in reasons) == 4
+    assert len(outcome.disqualifications) == 1 and "'bad'" in outcome.disqualifications[0]
+    assert f"bot 'bad' disconnected or crashed (log: {tmp_path / 'o' / 'logs' / 'bad.log'})" \
+        in err
+    assert (tmp_path / "o" / "logs" / "bad.log").read_text().count("=== ") >= 2  # came back
+
+
+def test_bots_die_with_their_worker(tmp_path, ray_2cpus):
+    """A worker killed mid-match (as a lost node kills it) takes its bots with it, even a bot
+    process group that would outlive the arena: each bot runs under ``sh`` that then sleeps an
+    hour in the same group; only the worker's reaper ends that."""
+    tag = new_tag()
+    wrap = ["sh", "-c", '"$0" "$@"; sleep 3600', "{python}"]
+    text = config_text(None, tag=tag, bots=2, time_ms=60_000)
+    text = text.replace('command = ["{python}", ', f"command = {json.dumps(wrap)[:-1]}, ")
+    text += bot_block("bad", wrap + [str(RAWBOT), "--mode", "hang"], tag)
+    cfg = parse_config(text, "t.toml")
+    worker = ray.remote(MatchWorker).options(num_cpus=0.75).remote(cfg, os.getcwd())
+    match = make_schedule([b.name for b in cfg.bots], 1, cfg.tournament.seed)[0]
+    ref = worker.play.remote(match, {})
+    deadline = time.monotonic() + 60
+    while len(tagged_processes(tag)) < 6 and time.monotonic() < deadline:  # 3 sh + 3 bots
+        time.sleep(0.1)
+    time.sleep(1.0)                                  # the bad bot hangs mid-match
+    assert len(tagged_processes(tag)) >= 6
+    ray.kill(worker)
+    with pytest.raises(ray.exceptions.RayActorError):
+        ray.get(ref, timeout=30)
+    assert wait_no_processes(tag, 15) == []
+
+
+def test_no_room_for_any_worker_is_an_error_not_a_hang(tmp_path, monkeypatch, ray_2cpus):
+    @ray.remote(num_cpus=2)
+    class Hog:
+        def ping(self):
+            return 1
+
+    hog = Hog.remote()                          # holds every CPU of the instance
+    ray.get(hog.ping.remote(), timeout=60)
+    monkeypatch.setattr(executor_module, "PLACEMENT_TIMEOUT_S", 5.0)
+    tag = new_tag()
+    cfg = make_config(None, tag=tag, extra=ray_extra(1, 0.25))
+    try:
+        with pytest.raises(ClusterError) as exc:
+            asyncio.run(run_tournament(cfg, tmp_path / "o", progress=False))
+    finally:
+        ray.kill(hog)
+    assert str(exc.value).startswith("no Ray worker could be placed and started for 5 s: no "
+                                     "node has 0.75 free CPUs")
+    assert wait_no_processes(tag) == []
+    assert (tmp_path / "o" / "results.sqlite").exists()      # the schedule is kept: resume

@@ -1,0 +1,230 @@
+"""Bot processes over their whole life (issue 10 items 4, 7, 11): Goodbye before any signal at
+the end, the token in the environment only, and no bot process (hung, not written with the SDK,
+not yet connected, or a child it started) outliving the arena, whatever kills it."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.tournament.reaper import INSTANCE_ENV, ProcessRecord, find_leftovers, start_ticks
+from arena.tournament.runner import run_tournament
+
+from .helpers import bot_block, config_text, new_tag, tagged_processes, wait_no_processes
+
+pytestmark = pytest.mark.e2e
+
+REPO = Path(__file__).resolve().parents[2]
+JS_BOT = REPO / "sample_bots" / "js_bot"
+HAVE_NODE = shutil.which("node") is not None and (JS_BOT / "node_modules").is_dir()
+TESTBOT = ["{python}", "-m", "sample_bots._testbots.bot"]
+
+
+def _cmdline(pid: int) -> list[str]:
+    raw = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    return raw.rstrip("\0").split("\0")
+
+
+def _environ(pid: int) -> dict[str, str]:
+    items = Path(f"/proc/{pid}/environ").read_bytes().decode(errors="replace").split("\0")
+    return dict(item.split("=", 1) for item in items if "=" in item)
+
+
+def test_bots_get_goodbye_before_any_signal_and_exit_0(tmp_path, capsys):
+    tag = new_tag()
+    text = config_text(None, tag=tag, bots=2, concurrency=2)
+    if HAVE_NODE:
+        text += bot_block("js", ["node", str(JS_BOT / "bot.js"), "--seed", "3"], tag)
+    else:
+        text += bot_block("greedy", ["{python}", "-m", "sample_bots.greedy_bot"], tag)
+    from arena.tournament.config import parse_config
+    outcome = asyncio.run(run_tournament(parse_config(text), tmp_path, progress=False))
+    assert outcome.played_now == 6
+    assert wait_no_processes(tag) == []
+    assert "WARNING" not in capsys.readouterr().err   # every peer check passed
+    logs = sorted((tmp_path / "logs").glob("*.log"))
+    assert len(logs) == 3
+    for log in logs:
+        text = log.read_text()
+        started = re.findall(r"=== \S+ instance (\d+): ", text)
+        ended = re.findall(r"=== \S+ instance (\d+) ended: (.*)", text)
+        assert sorted(started) == ["1", "2"], text            # one per match slot
+        # every instance read the Goodbye and left by itself (status 0 through the SDK / JS)
+        assert sorted(ended) == [("1", "exit status 0"), ("2", "exit status 0")], text
+        assert text.count("arena says goodbye: the tournament is over") == 2, text
+
+
+def test_token_only_in_the_environment_and_placeholders_still_work(tmp_path):
+    tag = new_tag()
+    text = config_text(None, tag=tag, bots=2) + bot_block(
+        "explicit", [*TESTBOT, "--arena", "{arena}", "--token", "{token}"], tag)
+    seen: list[tuple[list[str], dict[str, str]]] = []
+
+    def inspect(_match) -> None:  # noqa: ANN001 - called by the runner after each match
+        for pid in tagged_processes(tag):
+            try:
+                seen.append((_cmdline(pid), _environ(pid)))
+            except OSError:
+                pass
+
+    from arena.tournament.config import parse_config
+    outcome = asyncio.run(run_tournament(parse_config(text), tmp_path, progress=False,
+                                         on_match=inspect))
+    assert outcome.played_now == 6 and all(r.forfeits == 0 for r in outcome.standings.rows)
+    bots = [(cmd, env) for cmd, env in seen if "sample_bots.random_bot" in " ".join(cmd)]
+    explicit = [(cmd, env) for cmd, env in seen if "sample_bots._testbots.bot" in cmd]
+    assert bots and explicit
+    for cmd, env in bots:
+        assert re.fullmatch(r"[0-9a-f]{32}", env["ARENA_TOKEN"]) and env["ARENA_ADDRESS"]
+        assert "--token" not in cmd and env["ARENA_TOKEN"] not in " ".join(cmd)
+        assert cmd[-2:] == ["--arena", env["ARENA_ADDRESS"]]
+    for cmd, env in explicit:   # {token} asked for explicitly: on the command line (documented)
+        assert cmd[cmd.index("--token") + 1] == env["ARENA_TOKEN"]
+        assert cmd.count("--arena") == 1
+    assert wait_no_processes(tag) == []
+
+
+def _hostile_config(tag: str) -> str:
+    """Bots that would survive a careless arena: one hangs in decide (SDK), one starts
+    children in its group, a new session and a daemon, and one is not an SDK bot and never
+    connects (it is restarted for every match: it counts a crash after 2 s each time)."""
+    return (config_text(None, tag=tag, bots=0, time_ms=60_000, register_timeout_s=2,
+                        max_crashes=100, concurrency=2)
+            + bot_block("hung", [*TESTBOT, "--mode", "hang"], tag)
+            + bot_block("spawner", [*TESTBOT, "--mode", "spawner"], tag)
+            + bot_block("sleeper", ["sh", "-c", "exec sleep 25"], tag))
+
+
+def _start_arena(tmp_path: Path, tag: str, out: str = "o") -> subprocess.Popen:
+    (tmp_path / "t.toml").write_text(_hostile_config(tag))
+    return subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(tmp_path / "t.toml"),
+                             "--out", str(tmp_path / out), "--quiet"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True)
+
+
+def _snapshot(tag: str) -> tuple[int, bool]:
+    """(tagged processes alive, whether the spawner's children are among them)."""
+    procs = tagged_processes(tag)
+    kids = False
+    for pid in procs:
+        try:
+            kids = kids or _cmdline(pid) == ["sleep", "300"]
+        except OSError:
+            pass
+    return len(procs), kids
+
+
+@pytest.mark.slow
+def test_kill_9_of_the_arena_at_random_moments_leaves_no_bot_process(tmp_path):
+    rng = random.Random(10)
+    kills = []
+    for i in range(20):
+        tag = new_tag()
+        arena = _start_arena(tmp_path, tag, f"o{i}")
+        delay = rng.uniform(0.2, 8.0)
+        try:
+            time.sleep(delay)
+            seen, kids = _snapshot(tag)
+            os.kill(arena.pid, signal.SIGKILL)
+            arena.wait(10)
+        finally:
+            if arena.poll() is None:
+                arena.kill()
+        left = wait_no_processes(tag, 2.0)
+        kills.append((round(delay, 2), seen, kids))
+        if left:
+            described = []
+            for pid in left:   # do not leave them to the next test
+                try:
+                    described.append(" ".join(_cmdline(pid)))
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            pytest.fail(f"kill {i} after {delay:.2f} s left {len(left)} bot processes "
+                        f"alive 2 s later: {described}")
+    # the kills hit the arena before any bot ran and while bots (and children) ran
+    assert sum(seen == 0 for _, seen, _ in kills) >= 2, kills
+    assert sum(kids for _, _, kids in kills) >= 5, kills
+
+
+def _wait_for(pred, timeout_s: float = 30.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if pred():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_next_run_ends_what_a_dead_arena_and_its_supervisors_left(tmp_path):
+    tag = new_tag()
+    arena = _start_arena(tmp_path, tag)
+    try:
+        # the spawner's three children are up
+        assert _wait_for(lambda: sum("sleep 300" in " ".join(_cmdline(p))
+                                     for p in tagged_processes(tag)) >= 3)
+        procs = tagged_processes(tag)
+        supervisors = [p for p in procs if "supervisor.py" in " ".join(_cmdline(p))]
+        assert supervisors
+        # the worst case: the arena and every supervisor die at once
+        os.kill(arena.pid, signal.SIGKILL)
+        for pid in supervisors:
+            os.kill(pid, signal.SIGKILL)
+        arena.wait(10)
+    finally:
+        if arena.poll() is None:
+            arena.kill()
+    time.sleep(1.0)
+    survivors = tagged_processes(tag)
+    assert survivors   # children in other sessions outlived the bot (PDEATHSIG is per process)
+    # the next `arena run` on the directory ends them before it starts anything
+    second = subprocess.Popen([sys.executable, "-m", "arena.cli", "run",
+                               str(tmp_path / "t.toml"), "--out", str(tmp_path / "o"),
+                               "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              start_new_session=True, text=True)
+    try:
+        assert _wait_for(lambda: not any(p in tagged_processes(tag) for p in survivors), 20)
+        # SIGTERM (a cancellation): the line printed right after the leftovers were ended is
+        # out before the arena stops (SIGKILL at once could race the print)
+        os.killpg(second.pid, signal.SIGTERM)
+        second.wait(30)
+    finally:
+        if second.poll() is None:
+            os.killpg(second.pid, signal.SIGKILL)
+            second.wait(10)
+    err = second.stderr.read()
+    assert re.search(r"arena: ended \d+ bot process(es)? left running by an earlier arena", err)
+    assert wait_no_processes(tag, 5) == []
+
+
+def test_leftovers_are_found_by_instance_tag_or_by_group_and_start_time():
+    env = {**os.environ, INSTANCE_ENV: "feedfacecafebeef"}
+    tagged = subprocess.Popen(["sleep", "60"], env=env, start_new_session=True)
+    plain = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    try:
+        assert _wait_for(lambda: start_ticks(plain.pid) is not None)
+        ticks = start_ticks(plain.pid)
+        by_tag = ProcessRecord("feedfacecafebeef", "x", 999_999_999, 0)
+        by_group = ProcessRecord("0" * 16, "y", plain.pid, ticks)
+        recycled = ProcessRecord("1" * 16, "z", plain.pid, ticks - 1)  # another process
+        assert tagged.pid in find_leftovers([by_tag]) and plain.pid not in find_leftovers(
+            [by_tag])
+        assert find_leftovers([by_group]) == [plain.pid]
+        assert find_leftovers([recycled]) == []
+        assert os.getpid() not in find_leftovers([ProcessRecord(
+            "2" * 16, "me", os.getpgrp(), start_ticks(os.getpgrp()) or 0)])
+    finally:
+        for p in (tagged, plain):
+            p.kill()
+            p.wait()

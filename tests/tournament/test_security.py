@@ -1,0 +1,78 @@
+"""A stolen token (issue 10 item 11): a registration with a spawned bot's token from a process
+the arena did not start, and the real bot's second connection, are loud warnings in the
+arena's output; end to end over real gRPC with real processes."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from .helpers import bot_block, config_text, new_tag, tagged_processes, wait_no_processes
+
+pytestmark = pytest.mark.e2e
+
+
+def _environ(pid: int) -> dict[str, str]:
+    items = Path(f"/proc/{pid}/environ").read_bytes().decode(errors="replace").split("\0")
+    return dict(item.split("=", 1) for item in items if "=" in item)
+
+
+def test_registration_from_another_process_and_second_connection_are_warnings(tmp_path):
+    tag, thief_tag = new_tag(), new_tag()
+    # "late" waits for the flag before it connects: the thief, who read its token, registers
+    # first; then the real bot connects with the same token
+    flag = tmp_path / "flag"
+    late = ["sh", "-c", f'while [ ! -e {flag} ]; do sleep 0.05; done; '
+            'exec {python} -m sample_bots.random_bot "$@"', "late"]
+    (tmp_path / "t.toml").write_text(config_text(None, tag=tag, bots=2, deals=3, hand_cap=2)
+                                     + bot_block("late", late, tag))
+    err_path = tmp_path / "err.txt"
+    with open(err_path, "wb") as err:
+        arena = subprocess.Popen([sys.executable, "-m", "arena.cli", "run",
+                                  str(tmp_path / "t.toml"), "--out", str(tmp_path / "o"),
+                                  "--quiet"], stdout=subprocess.DEVNULL, stderr=err,
+                                 start_new_session=True)
+    thief = None
+    try:
+        deadline = time.monotonic() + 30
+        env = None
+        while env is None and time.monotonic() < deadline:
+            for pid in tagged_processes(tag):
+                try:
+                    if str(flag).encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                        env = _environ(pid)
+                        break
+                except OSError:
+                    pass
+            time.sleep(0.05)
+        assert env is not None, "the late bot never started"
+        thief = subprocess.Popen(
+            [sys.executable, "-m", "sample_bots.random_bot", "--arena", env["ARENA_ADDRESS"]],
+            env={**os.environ, "ARENA_TOKEN": env["ARENA_TOKEN"], "ARENA_TEST_TAG": thief_tag},
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        while "registered from" not in err_path.read_text() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        flag.touch()
+        assert arena.wait(120) == 0
+        assert thief.wait(20) == 0          # it played as "late" and was told goodbye
+    finally:
+        for p in (arena, thief):
+            if p is not None and p.poll() is None:
+                os.killpg(p.pid, 9)
+                p.wait()
+    text = err_path.read_text()
+    assert re.search(
+        r"arena: WARNING: bot 'late' registered from ipv4:127\.0\.0\.1:\d+, but not from the "
+        rf"process the arena started for it: it came from process {thief.pid} \(\S+ -m "
+        r"sample_bots\.random_bot --arena 127\.0\.0\.1:\d+\)\. Its token has leaked", text), text
+    assert re.search(r"arena: WARNING: a second connection \(ipv4:127\.0\.0\.1:\d+\) used the "
+                     r"token of a bot that is already connected; it was refused", text), text
+    log = (tmp_path / "o" / "logs" / "late.log").read_text()
+    assert "ALREADY_CONNECTED" in log and "ended: exit status 3" in log
+    assert wait_no_processes(tag) == [] and wait_no_processes(thief_tag) == []

@@ -1,0 +1,130 @@
+"""Standings outputs (issue 10 items 17, 18): one column vocabulary shared with ``arena
+ratings``, one table per CSV file, a legend under the tables, a note when the intervals rest on
+too few duplicate blocks, and plurals that agree with their numbers."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from arena.cli import main
+from arena.ratings.columns import COLUMNS, RATING_COLUMNS
+from arena.safetext import markdown_cell
+from arena.tournament.standings import (STANDING_COLUMNS, compute_standings, format_standings,
+                                        standings_legend)
+from arena.tournament.store import ResultRow
+
+from .helpers import config_text, new_tag, wait_no_processes
+
+BOTS = ("a", "b", "c")
+
+
+def rows(blocks: int) -> list[ResultRow]:
+    out = []
+    for k in range(blocks * 6):
+        seats = tuple(BOTS[(k + i) % 3] for i in range(3))
+        places = [(1, 2, 3), (2, 3, 1), (3, 1, 2), (1, 3, 2)][k % 4]
+        out.append(ResultRow(f"m{k}", f"blk{k // 6}", seats, "normal", places, (2, 0, -2),
+                             (0, 1, 0), (False,) * 3, (None,) * 3, "hand-cap", 1, (4, 4, 4),
+                             (2.0, 4.0, 6.0), f"records/m{k}.jsonl.gz"))
+    return out
+
+
+def test_standings_columns_extend_the_ratings_vocabulary():
+    shared = [k for k in STANDING_COLUMNS if k in RATING_COLUMNS]
+    assert shared == list(RATING_COLUMNS)                  # same names, same order
+    assert set(STANDING_COLUMNS) - set(RATING_COLUMNS) == {
+        "average_score", "faults", "ms_per_decision", "cpu_ms_per_decision", "peak_mib",
+        "status"}
+    assert all(k in COLUMNS for k in STANDING_COLUMNS)
+
+
+def test_csv_is_one_table_with_the_shared_names():
+    st = compute_standings(rows(3), list(BOTS))
+    table = list(csv.reader(io.StringIO(format_standings(st, "csv"))))
+    assert table[0] == [*STANDING_COLUMNS, "note"] and all(table)
+    assert len(table) == 4 and {r[1] for r in table[1:]} == set(BOTS)
+    assert all(r[-1].startswith("note: every bot played only 3 duplicate blocks") for r in
+               table[1:])
+
+
+@pytest.mark.parametrize("blocks,noted", [(3, True), (9, True), (10, False)])
+def test_few_blocks_note_in_every_format(blocks, noted):
+    st = compute_standings(rows(blocks), list(BOTS))
+    assert all(r.blocks == blocks for r in st.rows)
+    note = st.few_blocks
+    assert (note is not None) == noted
+    text, md = format_standings(st, "text"), format_standings(st, "md")
+    data = json.loads(format_standings(st, "json"))
+    if noted:
+        assert f"only {blocks} duplicate blocks, fewer than 10" in note
+        assert note in text and note in md and data["notes"] == [note]
+    else:
+        assert "note:" not in text and "note:" not in md and data["notes"] == []
+
+
+def test_legend_under_the_terminal_table_and_in_markdown():
+    st = compute_standings(rows(2), list(BOTS))
+    text = format_standings(st, "text")
+    md = format_standings(st, "md")
+    legend = standings_legend()
+    assert legend[0].startswith("rating [95% CI]: Elo scale, mean 1500")
+    assert any(line.startswith("avg score: average final match score") for line in legend)
+    assert text.rstrip().endswith("\n".join(legend))
+    assert all(f"- {markdown_cell(line)}" in md for line in legend)
+    header = text.splitlines()[0].split()
+    assert header[:3] == ["rank", "bot", "rating"] and "avg" in header
+    data = json.loads(format_standings(st, "json"))
+    assert data["legend"] == legend
+    assert list(data["standings"][0]) == list(STANDING_COLUMNS)
+
+
+def test_no_ratings_yet_is_a_note():
+    st = compute_standings([], list(BOTS))
+    assert st.notes == ["note: no matches played yet"]
+    assert "note: no matches played yet" in format_standings(st, "text")
+
+
+@pytest.mark.e2e
+def test_arena_run_writes_one_table_per_csv_and_notes(tmp_path, capsys):
+    tag = new_tag()
+    (tmp_path / "t.toml").write_text(config_text(None, tag=tag, deals=2))
+    out = tmp_path / "o"
+    assert main(["run", str(tmp_path / "t.toml"), "--out", str(out), "--quiet"]) == 0
+    stdout = capsys.readouterr().out
+    assert "note: every bot played only 2 duplicate blocks, fewer than 10" in stdout
+    assert "rating [95% CI]: Elo scale, mean 1500" in stdout
+    assert "12 matches played now" in stdout
+    for name, header in (("standings.csv", ",".join(STANDING_COLUMNS) + ",note"),
+                         ("los.csv", "a,b,los"),
+                         ("headtohead.csv", "a,b,matches,above,below,equal")):
+        table = list(csv.reader(io.StringIO((out / name).read_text())))
+        assert ",".join(table[0]) == header and all(table), name
+        assert len(table) == (4 if name == "standings.csv" else 7)
+    assert main(["ratings", str(out), "--format", "csv", "--table", "headtohead"]) == 0
+    assert capsys.readouterr().out == (out / "headtohead.csv").read_text()
+    assert main(["ratings", str(out), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [b["bot"] for b in data["bots"]] and data["notes"][0].startswith("note: every bot")
+    # one more (resumed) run plays nothing: "0 matches"
+    assert main(["run", str(tmp_path / "t.toml"), "--out", str(out), "--quiet"]) == 0
+    assert "0 matches played now, 12 resumed" in capsys.readouterr().out
+    assert wait_no_processes(tag) == []
+
+
+def test_plurals():
+    from arena.wording import plural
+    assert [plural(n, "hand") for n in (0, 1, 2)] == ["0 hands", "1 hand", "2 hands"]
+    assert plural(1, "match") == "1 match" and plural(3, "match") == "3 matches"
+    assert plural(1, "crash") == "1 crash" and plural(2, "crash") == "2 crashes"
+
+
+def test_one_hand_replay_says_hand():
+    from arena.records import record_from_result, render_text
+    from tests.records.helpers import play
+    text = render_text(record_from_result(play(hand_cap=1)))
+    assert "; 1 hand; termination" in text and "after 1 hand\n" in text
+    assert "1 hands" not in text
