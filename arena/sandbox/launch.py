@@ -217,7 +217,10 @@ class Launcher:
         outside = env.get("ARENA_ADDRESS", "")
         inside = f"unix:{SANDBOX_SOCKET}"
         swap = (lambda s: s.replace(outside, inside)) if outside.startswith("unix:") else str
-        carried = {k: v for k, v in env.items() if k.startswith("ARENA_")}  # instance tag
+        # what the pool added for this bot (its instance tag, ARENA_TLS_CA), not the
+        # arena's own environment
+        carried = {k: v for k, v in env.items()
+                   if k.startswith("ARENA_") and os.environ.get(k) != v}
         box_env = {**BASE_ENV, **carried, **entry.env,  # type: ignore[attr-defined]
                    "ARENA_ADDRESS": swap(outside), "ARENA_TOKEN": env.get("ARENA_TOKEN", "")}
         if os.environ.get("PYTHONPATH"):

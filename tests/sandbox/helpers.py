@@ -29,7 +29,7 @@ def free_port() -> int:
 
 def attack_config(tmp: Path, script: str, mode: str, *, env: dict[str, str] | None = None,
                   concurrency: int = 1, port: int | None = None, memory_mib: int = 128,
-                  processes: int = 32, max_crashes: int = 1, cpu_s: int = 60,
+                  processes: int = 32, max_crashes: int = 2, cpu_s: int = 60,
                   time_ms: int = 3000) -> str:
     """A 3-bot tournament (6 matches of 1 hand): ``attacker`` runs ``bots/<script>`` from its
     own directory, ``victim`` (a random bot) has ``secret.txt`` in its directory."""

@@ -61,19 +61,22 @@ def test_a_store_from_before_the_columns_is_upgraded(tmp_path) -> None:
     with Store(path) as store:
         store.init_schedule("f", "t", sched)
     con = sqlite3.connect(path)       # make it look like an older store with one result
-    con.executescript("ALTER TABLE results DROP COLUMN cpu_s; "
-                      "ALTER TABLE results DROP COLUMN peak_mib;")
+    con.executescript("ALTER TABLE results DROP COLUMN cpu_s; "     # a schema-1 store
+                      "ALTER TABLE results DROP COLUMN peak_mib; PRAGMA user_version = 1;")
     m = sched[0]
     con.execute("INSERT INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (m.match_id, "normal", "[1,2,3]", "[3,0,-3]", "[0,0,0]",
                  "[false,false,false]", "[null,null,null]", "hand-cap", 1, "[1,1,1]",
-                 "[1.0,1.0,1.0]", "s", "e", "r"))
+                 "[1.0,1.0,1.0]", "s", "e", f"records/{m.match_id}.jsonl.gz"))
     con.commit()
     con.close()
+    with Store(path, readonly=True) as store:    # read-only: read as it is, nulls
+        assert store.results()[0].peak_mib == (None, None, None)
     with Store(path) as store:        # opening for writing adds the columns
         rows = store.results()
         cols = {r[1] for r in store.db.execute("PRAGMA table_info(results)")}
-    assert {"cpu_s", "peak_mib"} <= cols
+        version = store.db.execute("PRAGMA user_version").fetchone()[0]
+    assert {"cpu_s", "peak_mib"} <= cols and version == 2
     assert rows[0].cpu_s == (None, None, None) and rows[0].placings == (1, 2, 3)
     st = compute_standings(rows, NAMES)
     assert all(r.cpu_ms_per_decision is None and r.peak_mib is None for r in st.rows)
