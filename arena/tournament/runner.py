@@ -256,7 +256,6 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
         played = 0
         disqualified: list[str] = []
         if pending:
-            print(sandbox_banner(cfg), file=sys.stderr, flush=True)
             executor = make_executor(cfg, out, prog, procs)
             queue: asyncio.Queue[ScheduledMatch] = asyncio.Queue()
             for m in pending:
@@ -276,7 +275,8 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
                         on_match(m)
 
             try:
-                await executor.start()
+                await executor.start()      # the pre-flight check first: its errors alone
+                print(sandbox_banner(cfg), file=sys.stderr, flush=True)
                 await _run_workers(worker, executor.slots)
             finally:
                 prog.close()

@@ -73,9 +73,10 @@ def probe(name: str, *args: str, value: str | None = None, cwd: str | None = Non
 
 
 def add_env(text: str, tag: str, probe_file: Path) -> str:
-    """Every bot's env also carries the leftover-process tag and the probe file."""
+    """Every bot's env also carries the leftover-process tag and the probe file; the bots run
+    unsandboxed so they can write the probe file (the sandbox's own tests: tests/sandbox)."""
     extra = f"ARENA_TEST_TAG = {json.dumps(tag)}, ARENA_PROBE_FILE = {json.dumps(str(probe_file))}"
-    return text.replace("env = { ", "env = { " + extra + ", ")
+    return '[sandbox]\nmode = "none"\n' + text.replace("env = { ", "env = { " + extra + ", ")
 
 
 @dataclass
