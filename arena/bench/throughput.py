@@ -13,6 +13,10 @@ alternate for several rounds (``rounds``, default 3) with the processes kept run
 medians are compared, so a drift in machine load hits both alike; the SDK rounds follow on their
 own. Issue 4's target: arena / raw >= 0.5.
 
+The same alternating comparison runs over the arena's Unix domain socket (``unix:PATH``, the
+transport of local and sandboxed bots, issue 13): raw ping-pong over a Unix socket against the
+arena over its Unix socket, same target.
+
 Run: ``arena bench arena [--decisions N] [--rounds R]``.
 """
 
@@ -41,6 +45,8 @@ class ThroughputFigures:
     raw_n: int
     arena_n: int
     sdk_rates: tuple[float, ...] = ()
+    unix_raw_rates: tuple[float, ...] = ()
+    unix_arena_rates: tuple[float, ...] = ()
 
     @property
     def raw_per_s(self) -> float:
@@ -79,6 +85,19 @@ class ThroughputFigures:
                 " / ".join(f"{x:,.0f}" for x in row if x is not None) for row in rows),
             f"ratio arena / raw       : {self.ratio:.2f} (target >= 0.50)",
         ]
+        if self.unix_raw_rates and self.unix_arena_rates:
+            raw_u = statistics.median(self.unix_raw_rates)
+            arena_u = statistics.median(self.unix_arena_rates)
+            out += [
+                f"Unix socket, raw gRPC   : {raw_u:8,.0f} round trips/s ({1e6 / raw_u:.0f} us "
+                "each)",
+                f"Unix socket, arena      : {arena_u:8,.0f} decisions/s ({1e6 / arena_u:.0f} us "
+                "each; trivial bots)",
+                "Unix rounds (raw / arena): " + ", ".join(
+                    f"{r:,.0f} / {a:,.0f}" for r, a in zip(self.unix_raw_rates,
+                                                           self.unix_arena_rates)),
+                f"ratio arena / raw (unix): {arena_u / raw_u:.2f} (target >= 0.50)",
+            ]
         return out
 
 
@@ -103,7 +122,8 @@ def echo_client(address: str) -> None:
 class RawRig:
     """A ``grpc.aio`` server with one echo client process; :meth:`rate` times ping-pongs."""
 
-    def __init__(self) -> None:
+    def __init__(self, unix_socket: str | None = None) -> None:
+        self.unix_socket = unix_socket
         self.inbox: asyncio.Queue[bytes] = asyncio.Queue()
         self.outbox: asyncio.Queue[bytes | None] = asyncio.Queue()
         self.server: grpc.aio.Server | None = None
@@ -125,11 +145,15 @@ class RawRig:
         self.server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(
             "threefiveeight.bench.PingPong",
             {"Echo": grpc.stream_stream_rpc_method_handler(self._echo)}),))
-        port = self.server.add_insecure_port("127.0.0.1:0")
+        if self.unix_socket is not None:
+            self.server.add_insecure_port(f"unix:{self.unix_socket}")
+            address = f"unix:{self.unix_socket}"
+        else:
+            address = f"127.0.0.1:{self.server.add_insecure_port('127.0.0.1:0')}"
         await self.server.start()
         self.proc = await asyncio.create_subprocess_exec(
             sys.executable, "-c", f"from arena.bench.throughput import echo_client; "
-            f"echo_client('127.0.0.1:{port}')", start_new_session=True)
+            f"echo_client({address!r})", start_new_session=True)
         await asyncio.wait_for(self.inbox.get(), 30)          # the client's hello
         await self.rate(50)                                    # warm-up
 
@@ -161,8 +185,9 @@ class ArenaRig:
     """The arena's server with three bot processes running ``python *bot``; :meth:`rate`
     times whole sergeant-major matches."""
 
-    def __init__(self, bot: tuple[str, ...] = TRIVIAL_BOT) -> None:
+    def __init__(self, bot: tuple[str, ...] = TRIVIAL_BOT, unix_socket: str | None = None) -> None:
         self.bot = bot
+        self.unix_socket = unix_socket
         self._tmp = tempfile.TemporaryDirectory(prefix="arena-bench-")
         self.server = None
         self.pool = None
@@ -174,11 +199,12 @@ class ArenaRig:
         from ..tournament.config import BotEntry
         from ..tournament.pool import BotPool
         from ..tournament.runner import server_address
-        self.server = ArenaServer("127.0.0.1:0")
+        self.server = ArenaServer("127.0.0.1:0", unix_socket=self.unix_socket)
         port = await self.server.start()
         cmd = [sys.executable, *self.bot]
         entries = [BotEntry(name=f"bot-{i}", command=cmd) for i in range(3)]
-        self.pool = BotPool(self.server, entries, server_address("127.0.0.1:0", port),
+        address = self.server.unix_address or server_address("127.0.0.1:0", port)
+        self.pool = BotPool(self.server, entries, address,
                             Path(self._tmp.name), slots=1, register_timeout_s=30, max_crashes=1)
         leased = await self.pool.acquire([e.name for e in entries])
         self.bots = [b for _, _, b in leased]
@@ -209,16 +235,11 @@ class ArenaRig:
         self._tmp.cleanup()
 
 
-async def bench_throughput(n: int = 3000, rounds: int = 3,
-                           sdk: bool = True) -> ThroughputFigures:
-    """Alternate ``rounds`` measurements of ``n`` round trips / decisions each, raw and arena
-    with trivial bots; then (``sdk``) as many rounds of the arena with SDK bots, on their own
-    (no other bot processes alive). Returns the figures (medians compared)."""
+async def _alternate(raw: RawRig, rig: ArenaRig, n: int, rounds: int
+                     ) -> tuple[list[float], list[float], int]:
     raw_rates: list[float] = []
     arena_rates: list[float] = []
-    sdk_rates: list[float] = []
     arena_n = 0
-    raw, rig = RawRig(), ArenaRig(TRIVIAL_BOT)
     try:
         await raw.start()
         await rig.start()
@@ -230,6 +251,25 @@ async def bench_throughput(n: int = 3000, rounds: int = 3,
     finally:
         await raw.stop()
         await rig.stop()
+    return raw_rates, arena_rates, arena_n
+
+
+async def bench_throughput(n: int = 3000, rounds: int = 3, sdk: bool = True,
+                           unix: bool = True) -> ThroughputFigures:
+    """Alternate ``rounds`` measurements of ``n`` round trips / decisions each, raw and arena
+    with trivial bots, over TCP; then (``unix``) the same over Unix sockets; then (``sdk``) as
+    many rounds of the arena with SDK bots, on their own (no other bot processes alive).
+    Returns the figures (medians compared)."""
+    from ..sandbox import SocketDir
+    sdk_rates: list[float] = []
+    raw_rates, arena_rates, arena_n = await _alternate(RawRig(), ArenaRig(TRIVIAL_BOT), n,
+                                                       rounds)
+    unix_raw: list[float] = []
+    unix_arena: list[float] = []
+    if unix:
+        with SocketDir() as raw_dir, SocketDir() as arena_dir:
+            unix_raw, unix_arena, _ = await _alternate(
+                RawRig(raw_dir.socket), ArenaRig(TRIVIAL_BOT, arena_dir.socket), n, rounds)
     if sdk:
         sdk_rig = ArenaRig(SDK_BOT)
         try:
@@ -239,7 +279,7 @@ async def bench_throughput(n: int = 3000, rounds: int = 3,
         finally:
             await sdk_rig.stop()
     return ThroughputFigures(tuple(raw_rates), tuple(arena_rates), n * rounds, arena_n,
-                             tuple(sdk_rates))
+                             tuple(sdk_rates), tuple(unix_raw), tuple(unix_arena))
 
 
 if __name__ == "__main__":  # pragma: no cover - manual use

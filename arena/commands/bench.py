@@ -21,7 +21,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="matches to play (default %(default)s)")
     e.add_argument("--seed", type=cli_int(), default=1)
     e.set_defaults(func=run_engine)
-    a = bsub.add_parser("arena", help="decisions/s through the arena over gRPC vs raw ping-pong")
+    a = bsub.add_parser("arena", help="decisions/s through the arena over gRPC vs raw ping-pong "
+                                      "(TCP and Unix socket); bot start time with/without sandbox")
     a.add_argument("--decisions", type=cli_int(), default=3000,
                    help="round trips to time in each measurement (default %(default)s)")
     a.add_argument("--rounds", type=cli_int(), default=3,
@@ -79,6 +80,13 @@ def run_arena(args: argparse.Namespace) -> int:
     if not 1 <= args.rounds <= 50:
         raise UserError("--rounds must be between 1 and 50")
     for line in asyncio.run(bench_throughput(args.decisions, args.rounds)).lines():
+        print(line)
+    from ..sandbox import bwrap_path
+    if bwrap_path() is None:
+        print("bot start times: skipped (bubblewrap is not installed)")
+        return 0
+    from ..bench.sandbox_start import bench_start
+    for line in asyncio.run(bench_start(max(args.rounds, 3))).lines():
         print(line)
     return 0
 

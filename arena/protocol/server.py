@@ -107,6 +107,9 @@ class ArenaServer:
         on_warning: called with each security warning (one line); default: logged.
         tls: serve TLS (and require client certificates when it has ``client_ca``); None:
             plaintext.
+        unix_socket: also listen on this Unix domain socket path (for local, sandboxed bots;
+            the caller owns its directory, see :mod:`arena.sandbox.socketdir`). Bots dial it
+            as ``unix:PATH`` (:attr:`unix_address`).
 
     Attributes:
         bots: token -> the live :class:`RemoteBot` registered with it.
@@ -118,8 +121,9 @@ class ArenaServer:
                  handshake_timeout_s: float | None = None, idle_timeout_s: float | None = None,
                  backoff: Backoff | None = None,
                  on_warning: Callable[[str], None] | None = None,
-                 tls: TlsConfig | None = None) -> None:
+                 tls: TlsConfig | None = None, unix_socket: str | None = None) -> None:
         self.bind = bind
+        self.unix_socket = unix_socket
         self.tls = tls
         self._health = health.aio.HealthServicer()
         self.register_timeout_s = register_timeout_s
@@ -169,6 +173,13 @@ class ArenaServer:
             raise ServerStartError(f"cannot listen on {self.bind!r}: {exc}") from None
         if not port:
             raise ServerStartError(f"cannot listen on {self.bind!r} (address in use?)")
+        if self.unix_socket is not None:
+            try:
+                ok = server.add_insecure_port(self.unix_address)
+            except RuntimeError:
+                ok = 0
+            if not ok:
+                raise ServerStartError(f"cannot listen on {self.unix_address!r}")
         await server.start()
         self._server, self.port = server, port
         for name in ("", SERVICE_NAME):
@@ -180,6 +191,11 @@ class ArenaServer:
             log.warning("listening on %s without TLS: bot tokens and every message travel in "
                         "clear; set [server] tls_cert and tls_key", self.bind)
         return port
+
+    @property
+    def unix_address(self) -> str | None:
+        """``unix:PATH`` of the Unix-socket listener, or None without one."""
+        return None if self.unix_socket is None else f"unix:{self.unix_socket}"
 
     async def stop(self, grace_s: float = 1.0, reason: str = "the arena is shutting down") -> None:
         """Send ``Goodbye`` to every connected bot, close their streams and stop the server

@@ -50,6 +50,12 @@ _ALL = (
     Column("forfeits", "forfeits", "matches forfeited (too many faults, a crash or a "
                                    "disqualification)"),
     Column("ms_per_decision", "ms/decision", "average thinking time per decision, in ms"),
+    Column("cpu_ms_per_decision", "CPU ms/decision",
+           "CPU time of the bot's own processes (user + system) per decision, in ms, from the "
+           "sandbox's accounting; - where not measured (a remote bot)"),
+    Column("peak_mib", "peak MiB",
+           "largest peak resident memory of the bot's processes in one match, in MiB; - where "
+           "not measured"),
     Column("blocks", "blocks",
            "duplicate blocks played (one deal of one table in all 6 seatings); trustworthy "
            "intervals need 10 or more"),

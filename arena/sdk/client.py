@@ -73,8 +73,9 @@ EXIT_OK, EXIT_CONNECTION, EXIT_USAGE, EXIT_REJECTED = 0, 1, 2, 3
 def _parse_args(player: Player, argv: Sequence[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(
         description=f"Run the bot {player.name!r} against a 358 Arena server.")
-    ap.add_argument("--arena", default=os.environ.get("ARENA_ADDRESS"), metavar="HOST:PORT",
-                    help="the arena's address (default: $ARENA_ADDRESS)")
+    ap.add_argument("--arena", default=os.environ.get("ARENA_ADDRESS"), metavar="ADDRESS",
+                    help="the arena's address: HOST:PORT, or unix:PATH for its Unix socket "
+                         "(default: $ARENA_ADDRESS)")
     ap.add_argument("--token", default=os.environ.get("ARENA_TOKEN"),
                     help="the token the arena gave this bot (default: $ARENA_TOKEN)")
     ap.add_argument("--name", default=None, help=f"bot name to report (default: {player.name})")
@@ -109,7 +110,8 @@ def _parse_args(player: Player, argv: Sequence[str] | None) -> argparse.Namespac
     if not 0 < args.connect_timeout <= 86_400:  # also rejects nan and inf
         ap.error("--connect-timeout must be a number of seconds in (0, 86400]")
     if not args.arena:
-        ap.error("the arena address is required: --arena HOST:PORT (or set ARENA_ADDRESS)")
+        ap.error("the arena address is required: --arena HOST:PORT or unix:PATH "
+                 "(or set ARENA_ADDRESS)")
     if not args.token:
         ap.error("the token is required: --token TOKEN (or set ARENA_TOKEN)")
     for what, value in (("--token", args.token), ("--name", args.name or "")):

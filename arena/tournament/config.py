@@ -27,6 +27,8 @@ Example (see ``examples/sample.toml``)::
     tls_ca = "ca.pem"               # optional: CA bots started by the arena verify it with
     [cluster]                       # where matches run (issue 15; docs: README "Ray cluster")
     backend = "local"               # or "ray" (needs the extra: pip install 'arena358[ray]')
+    [sandbox]                       # see arena/sandbox/config.py
+    mode = "bwrap"                  # default; "none" runs bots unisolated (trusted bots)
 
     [[bots]]
     name = "random"
@@ -58,6 +60,7 @@ from ..errors import UserError
 from ..rules import RulesConfig, config_from_options
 from ..rules.config import PRESETS
 from ..safetext import printable
+from ..sandbox.config import BotSandbox, SandboxConfig
 from .problems import MAX_MATCHES, Problem, cross_problems, field_problems  # noqa: F401 (re-exported)
 
 
@@ -234,6 +237,7 @@ class BotEntry(_Strict):
     cwd: StrictStr | None = None
     remote: StrictBool = False
     token: StrictStr | None = None
+    sandbox: BotSandbox | None = None      # this bot's [sandbox] overrides (arena/sandbox)
 
     @field_validator("name")
     @classmethod
@@ -261,6 +265,8 @@ class BotEntry(_Strict):
                 raise ValueError("a remote bot has a token, not a command")
             if not self.token:
                 raise ValueError("a remote bot needs a token")
+            if self.sandbox is not None:
+                raise ValueError("a remote bot is not started by the arena: no sandbox")
             if len(self.token) < MIN_TOKEN_LENGTH:
                 raise ValueError(f"a remote bot's token must have at least {MIN_TOKEN_LENGTH} "
                                  f"characters (it has {len(self.token)}); use a random one, "
@@ -300,6 +306,7 @@ class TournamentConfig(_Strict):
     server: ServerSection = ServerSection()
     gauntlet: GauntletSection | None = None
     cluster: ClusterSection = ClusterSection()
+    sandbox: SandboxConfig = SandboxConfig()
     bots: list[BotEntry]
 
     @model_validator(mode="after")

@@ -30,7 +30,7 @@ from .config import TournamentConfig
 from .gauntlet import (BlockPrefix, block_order, evaluate, gauntlet_entries, gauntlet_schedule,
                        sprt_parameters)
 from .proctable import ProcessTable
-from .runner import (LocalExecutor, _run_workers, _save, _uncancellable, lock_out_dir,
+from .runner import (LocalExecutor, _run_workers, _save, _uncancellable, lock_out_dir, sandbox_banner,
                      sweep_temp_files, sweep_unfinished_records)
 from .schedule import ScheduledMatch
 from .store import ResultRow, Store
@@ -126,7 +126,7 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
             # the same hardening as ``arena run``: pre-flight check, server limits and TLS,
             # bot processes recorded in the store (ended by the next run if we are killed)
             executor = LocalExecutor(cfg, out / "logs", say, on_warning=warn, tracker=procs,
-                                     bots=entries)
+                                     bots=entries, hide=[out])
             queue: asyncio.Queue[ScheduledMatch] = asyncio.Queue()
             for m in pending:
                 queue.put_nowait(m)
@@ -150,6 +150,7 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
 
             try:
                 await executor.start()
+                print(sandbox_banner(cfg), file=sys.stderr, flush=True)
                 await _run_workers(worker, executor.slots)
             finally:
                 disqualified = executor.disqualifications

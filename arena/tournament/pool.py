@@ -160,14 +160,19 @@ class BotPool:
         tracker: told about every process started and ended, and every start's outcome.
         extra_env: environment for every started bot (e.g. ``ARENA_TLS_CA``); a bot's own
             ``env`` overrides it.
+        launcher: an :class:`arena.sandbox.Launcher` that wraps each bot command in the bot's
+            sandbox (run under the process supervisor) and watches its limits and usage (None:
+            plain processes under the supervisor).
     """
 
     def __init__(self, server, entries: Sequence[BotEntry], address: str,  # noqa: ANN001
                  log_dir: Path, *, slots: int, register_timeout_s: float, max_crashes: int,
                  on_event: Callable[[str], None] = lambda msg: None,
                  tracker: ProcessTracker | None = None,
-                 extra_env: dict[str, str] | None = None) -> None:
+                 extra_env: dict[str, str] | None = None,
+                 launcher=None) -> None:  # noqa: ANN001 - an arena.sandbox.Launcher
         self.server = server
+        self.launcher = launcher
         self.address = address
         self.log_dir = log_dir
         self.register_timeout_s = register_timeout_s
@@ -281,7 +286,16 @@ class BotPool:
                 shown = [a.replace(token, redact(token)) for a in argv]  # no secrets in logs
                 logf.write(f"=== {_stamp()} instance {number}: {shown}\n".encode())
                 logf.flush()
-                proc = await spawn(argv, env=env, cwd=e.cwd, log_file=logf.fileno())
+                # the supervisor runs outside the sandbox (parent-death signal, subreaper,
+                # process group in the process table); bwrap inside it (PID namespace)
+                launch = (self.launcher.prepare(e, argv, env) if self.launcher is not None
+                          else None)
+                if launch is None:
+                    proc = await spawn(argv, env=env, cwd=e.cwd, log_file=logf.fileno())
+                else:
+                    proc = await spawn(launch.argv, env=launch.env, cwd=launch.cwd,
+                                       log_file=logf.fileno(), preexec=launch.preexec)
+                    self.launcher.started(e.name, proc, log_path)
         except OSError as exc:
             self.server.forget(token)
             reason = f"cannot start bot {e.name!r}: {exc}"
@@ -295,7 +309,10 @@ class BotPool:
             self.tracker.spawned(tag, e.name, proc.pid, inst.start_ticks)
         port = self.server.port
         if port:
-            self.server.set_peer_check(token, lambda peer: check_peer(peer, port, proc.pid))
+            # the Unix socket sits in a private 0700 directory (bound into the bot's sandbox):
+            # only TCP peers are traced to the process started for the token
+            self.server.set_peer_check(token, lambda peer: None if peer.startswith("unix:")
+                                       else check_peer(peer, port, proc.pid))
         reg = asyncio.ensure_future(self.server.wait_for_bot(token, self.register_timeout_s))
         died = asyncio.ensure_future(proc.wait())
         try:

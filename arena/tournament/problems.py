@@ -24,6 +24,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..rules import RulesConfigError, config_from_options
 from ..rules.config import DEFAULT_PRESET, PRESETS
+from ..sandbox.config import INSTALL_HINT, bwrap_path
 
 #: the largest schedule a config may ask for (matches)
 MAX_MATCHES = 1_000_000
@@ -129,6 +130,7 @@ def cross_problems(data: Any) -> list[Problem]:
             out += _gauntlet_problems(gauntlet, bots)
     out += _rules_problems(data)
     out += _cluster_problems(data)
+    out += _sandbox_problems(data)
     section = data.get("tournament")
     section = section if isinstance(section, dict) else {}
     deals = section.get("deals_per_table", 1)
@@ -181,6 +183,27 @@ def _cluster_problems(data: dict) -> list[Problem]:
             and any(isinstance(b, dict) and b.get("remote") is True for b in bots)):
         return [("cluster.backend", "remote bots cannot join a tournament on a Ray cluster "
                  "(each worker runs its own arena server); use backend = \"local\"")]
+    return []
+
+
+def _sandbox_problems(data: dict[str, Any]) -> list[Problem]:
+    """Bots started in ``mode = "bwrap"`` (``[sandbox]`` or the bot's own override) need
+    bubblewrap on this machine (issue 13)."""
+    section = data.get("sandbox")
+    base = section.get("mode", "bwrap") if isinstance(section, dict) else "bwrap"
+    bots = data.get("bots")
+    boxed = []
+    for b in bots if isinstance(bots, list) else []:
+        if not isinstance(b, dict) or b.get("remote") is True:
+            continue
+        own = b.get("sandbox")
+        mode = own.get("mode") if isinstance(own, dict) and own.get("mode") is not None \
+            else base
+        if mode == "bwrap":
+            boxed.append(str(b.get("name", "?")))
+    if boxed and bwrap_path() is None:
+        return [("sandbox.mode", f'sandbox mode "bwrap" (bots: {", ".join(boxed)}) needs '
+                 f"bubblewrap, which is not installed: {INSTALL_HINT}")]
     return []
 
 

@@ -15,7 +15,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 SUPERVISOR = Path(__file__).with_name("supervisor.py")
@@ -35,9 +35,11 @@ def supervised(argv: Sequence[str], grace_s: float = TERM_GRACE_S) -> list[str]:
 
 
 async def spawn(argv: Sequence[str], *, env: Mapping[str, str], cwd: str | None,
-                log_file: int) -> asyncio.subprocess.Process:
+                log_file: int, preexec: Callable[[], None] | None = None
+                ) -> asyncio.subprocess.Process:
     """Start ``argv`` under its supervisor in a new session, stdin from /dev/null, stdout and
-    stderr to the open file ``log_file``.
+    stderr to the open file ``log_file``. ``preexec``: run in the supervisor's process before
+    it starts (e.g. the sandbox's rlimits, inherited by the bot).
 
     Raises:
         OSError: the supervisor cannot be started (e.g. ``cwd`` does not exist). A bot command
@@ -45,7 +47,8 @@ async def spawn(argv: Sequence[str], *, env: Mapping[str, str], cwd: str | None,
     """
     proc = await asyncio.create_subprocess_exec(
         *supervised(argv), stdin=asyncio.subprocess.DEVNULL, stdout=log_file,
-        stderr=asyncio.subprocess.STDOUT, cwd=cwd, env=dict(env), start_new_session=True)
+        stderr=asyncio.subprocess.STDOUT, cwd=cwd, env=dict(env), start_new_session=True,
+        preexec_fn=preexec)
     LIVE_GROUPS.add(proc.pid)
     return proc
 

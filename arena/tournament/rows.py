@@ -28,6 +28,8 @@ Place = Annotated[StrictInt, Field(ge=1, le=3)]
 Count = Annotated[StrictInt, Field(ge=0)]
 Millis = Annotated[StrictInt | StrictFloat, Field(ge=0)]
 Reason = StrictStr | None
+#: a sandbox accounting figure (CPU seconds, peak MiB), null where not measured
+Usage = Annotated[StrictInt | StrictFloat, Field(ge=0)] | None
 
 #: what each column must hold, for the error message
 EXPECTED = {
@@ -39,6 +41,8 @@ EXPECTED = {
     "hands": "a count (integer >= 0)", "decisions": "3 counts (integers >= 0)",
     "think_ms": "3 finite numbers >= 0 (milliseconds)",
     "record": "a relative path under records/",
+    "cpu_s": "null or 3 numbers >= 0 or nulls (CPU seconds)",
+    "peak_mib": "null or 3 numbers >= 0 or nulls (MiB)",
     "table_idx": "an integer >= 0", "deal_idx": "an integer >= 0",
     "seating_idx": "an integer >= 0", "seed": "hexadecimal text",
 }
@@ -71,6 +75,9 @@ class StoredResult(_Row):
     decisions: tuple[Count, Count, Count]
     think_ms: tuple[Millis, Millis, Millis]
     record: StrictStr
+    #: per seat, the sandbox's accounting (issue 13); null in stores older than it
+    cpu_s: tuple[Usage, Usage, Usage] | None = None
+    peak_mib: tuple[Usage, Usage, Usage] | None = None
 
     _seat_names = field_validator("seats")(_names)
 
@@ -116,7 +123,7 @@ class StoredSchedule(_Row):
 
 
 _JSON_COLUMNS = ("placings", "scores", "faults", "forfeited", "forfeit_reasons", "decisions",
-                 "think_ms")
+                 "think_ms", "cpu_s", "peak_mib")
 
 
 def _row_error(exc: ValidationError, raw: dict[str, Any]) -> RowError:

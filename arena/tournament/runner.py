@@ -9,6 +9,10 @@ Output directory layout::
     OUT/standings.{md,csv,json}   the standings (ratings plus arena columns)
     OUT/los.csv, OUT/headtohead.csv   likelihood of superiority, head-to-head (one table each)
 
+Spawned bots connect over the arena's Unix socket (a private 0700 temporary directory, removed
+at the end) and run in the ``[sandbox]`` mode of their config (:mod:`arena.sandbox`; the mode is
+printed at the start); remote bots use the TCP address.
+
 Every spawned bot process is ended on a normal end, an error, Ctrl-C or SIGTERM (the CLI turns
 SIGTERM into cancellation, which runs the ``finally`` blocks here).
 """
@@ -35,6 +39,8 @@ from ..records import record_from_result
 from ..ratings.formatting import CSV_FILES, H2H_COLUMNS, LOS_COLUMNS, csv_tables
 from ..records.codec import atomic_write_bytes, dumps_record
 from ..safetext import printable
+from ..sandbox import Launcher, SocketDir, Usage
+from ..sandbox.config import describe, effective
 from .config import BotEntry, TournamentConfig
 from .executor import MatchExecutor, PlayedMatch, record_relpath
 from .pool import BotPool, ProcessTracker
@@ -89,13 +95,17 @@ def lock_out_dir(out: Path) -> int:
     return fd
 
 
-def result_row(m: ScheduledMatch, result: MatchResult, record: str) -> ResultRow:
-    """The store row of a finished match."""
+def result_row(m: ScheduledMatch, result: MatchResult, record: str,
+               usage: list[Usage | None] | None = None) -> ResultRow:
+    """The store row of a finished match (``usage``: per seat, the sandbox's accounting)."""
+    usage = usage or [None, None, None]
     return ResultRow(
         m.match_id, m.block_id, m.seats, result.termination, tuple(result.placings),
         result.scores, tuple(result.faults), tuple(result.forfeited),
         tuple(result.forfeit_reasons), result.state.end_reason, result.state.hand_number,
-        tuple(result.decisions_asked), tuple(round(t, 3) for t in result.think_ms), record)
+        tuple(result.decisions_asked), tuple(round(t, 3) for t in result.think_ms), record,
+        tuple(u.cpu_s if u else None for u in usage),  # type: ignore[arg-type]
+        tuple(u.peak_mib if u else None for u in usage))  # type: ignore[arg-type]
 
 
 def write_standings(out: Path, st: Standings) -> None:
@@ -276,7 +286,8 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
                         on_match(m)
 
             try:
-                await executor.start()
+                await executor.start()      # the pre-flight check first: its errors alone
+                print(sandbox_banner(cfg), file=sys.stderr, flush=True)
                 await _run_workers(worker, executor.slots)
             finally:
                 prog.close()
@@ -349,15 +360,18 @@ def make_executor(cfg: TournamentConfig, out: Path, prog: _Progress,
         from ..cluster.executor import RayExecutor
         return RayExecutor(cfg, out, prog.message)
     return LocalExecutor(cfg, out / "logs", prog.message, on_warning=prog.warning,
-                         tracker=tracker, events=events)
+                         tracker=tracker, events=events, hide=[out])
 
 
-def played_from_result(m: ScheduledMatch, result: MatchResult) -> PlayedMatch:
+def played_from_result(m: ScheduledMatch, result: MatchResult,
+                       usage: list[Usage | None] | None = None) -> PlayedMatch:
     """The store row and record bytes of ``result`` (the bytes ``write_record`` would write:
-    gzip with ``mtime=0``, so equal games give equal files)."""
+    gzip with ``mtime=0``, so equal games give equal files); ``usage``: per seat, the
+    sandbox's CPU / peak-memory accounting."""
     data = gzip.compress(dumps_record(record_from_result(result)).encode("utf-8"),
                          compresslevel=6, mtime=0)
-    return PlayedMatch(result_row(m, result, record_relpath(m.match_id)), result.started_at,
+    return PlayedMatch(result_row(m, result, record_relpath(m.match_id), usage),
+                       result.started_at,
                        result.ended_at, data)
 
 
@@ -375,9 +389,12 @@ class LocalExecutor:
                  on_warning: Callable[[str], None] | None = None,
                  tracker: ProcessTracker | None = None,
                  events: EventSink | None = None,
-                 bots: Sequence[BotEntry] | None = None) -> None:
+                 bots: Sequence[BotEntry] | None = None,
+                 hide: list[Path] | None = None) -> None:
         self.cfg = cfg
         self.bots = list(cfg.bots if bots is None else bots)
+        #: directories no sandboxed bot may see (the output directory; default: the logs)
+        self.hide = hide if hide is not None else [log_dir]
         self.rules = cfg.rules_config()
         self.log_dir = log_dir
         self.on_event = on_event
@@ -388,6 +405,8 @@ class LocalExecutor:
         self.bind = bind or cfg.server.bind
         self.server: ArenaServer | None = None
         self.pool: BotPool | None = None
+        self.launcher: Launcher | None = None
+        self.sockdir: SocketDir | None = None
 
     @property
     def disqualifications(self) -> list[str]:
@@ -396,10 +415,17 @@ class LocalExecutor:
     async def start(self) -> None:
         cfg = self.cfg
         check_bots(cfg)
+        self.sockdir = SocketDir()
         server = ArenaServer(self.bind, register_timeout_s=cfg.faults.register_timeout_s,
                              max_connections=max_connections(cfg, self.slots, self.bots),
-                             on_warning=self.on_warning, tls=cfg.server.tls_config())
-        port = await server.start()
+                             on_warning=self.on_warning, tls=cfg.server.tls_config(),
+                             unix_socket=self.sockdir.socket)
+        try:
+            port = await server.start()
+        except BaseException:
+            self.sockdir.close()
+            self.sockdir = None
+            raise
         self.server = server
         address = server_address(self.bind, port)
         remote = [b.name for b in self.bots if b.remote]
@@ -408,42 +434,73 @@ class LocalExecutor:
             print(f"arena listening on {address}; remote bots ({', '.join(remote)}) join "
                   f"with ARENA_TOKEN=<their token> in their environment and --arena "
                   f"{address}", file=sys.stderr, flush=True)
-        self.pool = BotPool(server, self.bots, address, self.log_dir, slots=self.slots,
-                            register_timeout_s=cfg.faults.register_timeout_s,
+        self.launcher = Launcher(cfg.sandbox, self.bots, socket=self.sockdir.socket,
+                                 hide=self.hide, on_event=self.on_event)
+        # spawned bots dial the Unix socket (plaintext in a private 0700 directory: no TLS
+        # files for them); TCP, with TLS when configured, is for remote bots
+        self.pool = BotPool(server, self.bots, server.unix_address or address, self.log_dir,
+                            slots=self.slots, register_timeout_s=cfg.faults.register_timeout_s,
                             max_crashes=cfg.faults.max_crashes, on_event=self.on_event,
-                            tracker=self.tracker, extra_env=cfg.server.bot_env())
+                            tracker=self.tracker,
+                            extra_env={} if server.unix_address else cfg.server.bot_env(),
+                            launcher=self.launcher)
 
     async def play(self, m: ScheduledMatch) -> PlayedMatch:
-        result = await _play_one(self.cfg, self.rules, m, self.pool, self.events)
-        return await asyncio.to_thread(played_from_result, m, result)
+        result, usage = await _play_one(self.cfg, self.rules, m, self.pool, self.launcher,
+                                        self.events)
+        return await asyncio.to_thread(played_from_result, m, result, usage)
 
     async def close(self) -> None:
         if self.pool is not None:
-            await _shutdown(self.pool, self.server)
-        elif self.server is not None:
-            await self.server.stop()
+            await _shutdown(self.pool, self.server, self.launcher, self.sockdir)
+        else:
+            try:
+                if self.server is not None:
+                    await self.server.stop()
+            finally:
+                if self.sockdir is not None:
+                    self.sockdir.close()
 
 
-async def _shutdown(pool: BotPool, server: ArenaServer) -> None:
+def sandbox_banner(cfg: TournamentConfig) -> str:
+    """The line printed at the start of a run: the sandbox mode in force and its limits,
+    and the bots whose own settings differ."""
+    line = describe(cfg.sandbox)
+    own = [f"{b.name}: {effective(cfg.sandbox, b.sandbox).mode}" for b in cfg.bots
+           if not b.remote and b.sandbox is not None]
+    return line + (f"; per bot: {', '.join(own)}" if own else "")
+
+
+async def _shutdown(pool: BotPool, server: ArenaServer, launcher: Launcher | None,
+                    sockdir: SocketDir | None) -> None:
     try:
         await pool.close()
     finally:
-        await server.stop()
+        try:
+            if launcher is not None:
+                await launcher.close()
+            await server.stop()
+        finally:
+            if sockdir is not None:
+                sockdir.close()
 
 
 async def _play_one(cfg: TournamentConfig, rules, m: ScheduledMatch,  # noqa: ANN001
-                    pool: BotPool, events: EventSink | None = None) -> MatchResult:
+                    pool: BotPool, launcher: Launcher, events: EventSink | None = None
+                    ) -> tuple[MatchResult, list[Usage | None]]:
     spec = MatchSpec(match_id=m.match_id, cfg=rules, seed=m.seed,
                      time_ms=cfg.time.per_decision_ms, grace_ms=cfg.time.grace_ms,
                      time_bank_ms=cfg.time.bank_ms or None, max_faults=cfg.faults.max_faults)
     leased = await pool.acquire(m.seats)
     result = None
     try:
+        procs = [inst.proc if inst is not None else None for _, inst, _ in leased]
+        await launcher.begin([(p, bot) for p, (_, _, bot) in zip(procs, leased)])
         hook = decision_hook(events, m.match_id, m.seats)
         bots = [bot for _, _, bot in leased]
         result = await (run_match(spec, bots) if hook is None else
                         run_match(spec, bots, on_decision=hook))
-        return result
+        return result, await launcher.end(procs)
     finally:
         for i, (name, inst, bot) in enumerate(leased):
             forget = getattr(bot, "forget_match", None)

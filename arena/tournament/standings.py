@@ -3,10 +3,12 @@
 Columns (the vocabulary of :mod:`arena.ratings.columns`, shared with ``arena ratings``): rank,
 bot, Elo-scale rating with its 95% interval (Plackett-Luce fit and block bootstrap,
 :func:`arena.ratings.rate`), matches, average place, first places, average match score,
-faults, forfeits, mean milliseconds per decision, duplicate blocks played. The text and
-Markdown tables carry a legend and the notes (no ratings yet; intervals resting on too few
-blocks); JSON has them as ``legend`` and ``notes``; CSV has one table, the notes in its
-``note`` column.
+faults, forfeits, mean milliseconds per decision (as the arena measured the wait), the bot
+processes' own CPU milliseconds per decision and peak resident memory in MiB (from the
+sandbox's accounting, :mod:`arena.sandbox`; "-" where not measured, e.g. a remote bot),
+duplicate blocks played. The text and Markdown tables carry a legend and the notes (no ratings
+yet; intervals resting on too few blocks); JSON has them as ``legend`` and ``notes``; CSV has
+one table, the notes in its ``note`` column.
 """
 
 from __future__ import annotations
@@ -30,7 +32,9 @@ from .store import ResultRow
 class StandingRow:
     """One bot's line. ``rating``/``ci_low``/``ci_high`` are Elo points (None when the
     ratings could not be computed, e.g. a single match); ``ms_per_decision`` milliseconds;
-    ``blocks`` the duplicate blocks the bot played in."""
+    ``cpu_ms_per_decision`` the bot's CPU milliseconds (user + system, all its processes) per
+    decision asked, and ``peak_mib`` its largest peak resident memory in one match (MiB); both
+    None when never measured; ``blocks`` the duplicate blocks the bot played in."""
 
     rank: int
     bot: str
@@ -44,6 +48,8 @@ class StandingRow:
     faults: int
     forfeits: int
     ms_per_decision: float
+    cpu_ms_per_decision: float | None = None
+    peak_mib: float | None = None
     blocks: int = 0
     one_sided: str | None = None  #: see :attr:`arena.ratings.report.BotRating.one_sided`
     status: str | None = None  #: "never started" / "did not connect": kept out of the ratings
@@ -102,12 +108,19 @@ def compute_standings(results: Sequence[ResultRow], bots: Sequence[str],
     report, note = _ratings(rated, seed) if rated else (
         None, "note: no matches played yet" if not results else "note: no ratings: every match had a "
         "bot that never started")
-    acc = {b: {"m": 0, "place": 0, "first": 0, "score": 0, "faults": 0, "forfeits": 0,
-               "ms": 0.0, "dec": 0, "blocks": set()} for b in bots}
+
+    def zero() -> dict:
+        return {"m": 0, "place": 0, "first": 0, "score": 0, "faults": 0, "forfeits": 0,
+                "ms": 0.0, "dec": 0, "blocks": set(), "cpu": 0.0, "cpu_dec": 0, "peak": None}
+    acc = {b: zero() for b in bots}
     for r in results:
         for i, name in enumerate(r.seats):
-            a = acc.setdefault(name, {"m": 0, "place": 0, "first": 0, "score": 0, "faults": 0,
-                                      "forfeits": 0, "ms": 0.0, "dec": 0, "blocks": set()})
+            a = acc.setdefault(name, zero())
+            if r.cpu_s[i] is not None:
+                a["cpu"] += r.cpu_s[i]
+                a["cpu_dec"] += r.decisions[i]
+            if r.peak_mib[i] is not None:
+                a["peak"] = max(a["peak"] or 0.0, r.peak_mib[i])
             a["m"] += 1
             a["place"] += r.placings[i]
             a["first"] += r.placings[i] == 1
@@ -125,8 +138,9 @@ def compute_standings(results: Sequence[ResultRow], bots: Sequence[str],
             0, name, rating.rating if rating else None, rating.ci_low if rating else None,
             rating.ci_high if rating else None, a["m"], round(a["place"] / m, 3), a["first"],
             round(a["score"] / m, 3), a["faults"], a["forfeits"],
-            round(a["ms"] / a["dec"], 2) if a["dec"] else 0.0, len(a["blocks"]),
-            rating.one_sided if rating else None, absent.get(name)))
+            round(a["ms"] / a["dec"], 2) if a["dec"] else 0.0,
+            round(a["cpu"] * 1000 / a["cpu_dec"], 2) if a["cpu_dec"] else None, a["peak"],
+            len(a["blocks"]), rating.one_sided if rating else None, absent.get(name)))
     rows.sort(key=lambda r: (-(r.rating if r.rating is not None else -1e9),
                              r.average_place if r.matches else 9, r.bot))
     ranked = tuple(StandingRow(i + 1, *list(asdict(r).values())[1:]) for i, r in enumerate(rows))
@@ -145,7 +159,8 @@ def _interval(r: StandingRow) -> str:
 
 #: the columns of the text and Markdown tables (rating and interval in one cell)
 TABLE_KEYS = ("rank", "bot", "rating", "matches", "average_place", "firsts", "average_score",
-              "faults", "forfeits", "ms_per_decision", "blocks")
+              "faults", "forfeits", "ms_per_decision", "cpu_ms_per_decision", "peak_mib",
+              "blocks")
 HEADERS = [f"{COLUMNS['rating'].header} [{COLUMNS['ci_low'].header}]" if k == "rating"
            else COLUMNS[k].header for k in TABLE_KEYS]
 
@@ -153,6 +168,8 @@ HEADERS = [f"{COLUMNS['rating'].header} [{COLUMNS['ci_low'].header}]" if k == "r
 def table_rows(st: Standings) -> list[list[object]]:
     return [[r.rank, r.bot, _interval(r), r.matches, f"{r.average_place:.2f}", r.firsts,
              f"{r.average_score:+.2f}", r.faults, r.forfeits, f"{r.ms_per_decision:.1f}",
+             "-" if r.cpu_ms_per_decision is None else f"{r.cpu_ms_per_decision:.1f}",
+             "-" if r.peak_mib is None else f"{r.peak_mib:.0f}",
              r.blocks] for r in st.rows]
 
 

@@ -5,7 +5,8 @@ Tables:
 - ``meta(key, value)``: the config fingerprint, tournament name, arena version, created time;
 - ``schedule``: every scheduled match, written in one transaction before play;
 - ``results``: one row per finished match (status, placings, scores, faults, forfeits,
-  timings, record file), inserted in one transaction after its record file is safely on disk.
+  timings, record file, CPU seconds and peak MiB per seat), inserted in one transaction after
+  its record file is safely on disk.
 
 Resume: a rerun plays exactly the schedule rows without a result row, so nothing is played
 twice and nothing is skipped, even after ``kill -9`` (SQLite's journal makes each commit atomic;
@@ -46,12 +47,18 @@ CREATE TABLE IF NOT EXISTS results (
     hands INTEGER NOT NULL, decisions TEXT NOT NULL, think_ms TEXT NOT NULL,
     started_at TEXT NOT NULL, ended_at TEXT NOT NULL, record TEXT NOT NULL);
 """
+#: columns added after the first release (added to older stores when opened for writing):
+#: per seat, JSON lists: CPU seconds and peak resident MiB of the bot's processes in the match
+#: (null where not measured, e.g. a remote bot)
+ADDED_COLUMNS = {"cpu_s": "TEXT", "peak_mib": "TEXT"}
+_NONE3 = (None, None, None)
 
 
 #: ``PRAGMA application_id`` of a 358 Arena store: the bytes "358A"
 APPLICATION_ID = 0x33353841
-#: ``PRAGMA user_version``: the layout of the tables above
-SCHEMA_VERSION = 1
+#: ``PRAGMA user_version``: the layout of the tables above. 1: issue 10's tables; 2: plus
+#: :data:`ADDED_COLUMNS` (issue 13). Older stores are upgraded on their next writable open.
+SCHEMA_VERSION = 2
 #: the columns of our tables, to recognise a store written before the identity marks
 _COLUMNS = {
     "meta": ("key", "value"),
@@ -93,7 +100,8 @@ def check_identity(db: sqlite3.Connection, path: Path) -> str:
         return "empty"
     for table, columns in _COLUMNS.items():
         have = tuple(r[1] for r in db.execute(f"PRAGMA table_info({table})"))
-        if have != columns:
+        if have != columns and not (table == "results"
+                                    and have == columns + tuple(ADDED_COLUMNS)):
             shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
             raise StoreError(f"{path}: not a 358 Arena results store (an SQLite database with "
                              f"other tables: {shown}){refuse}")
@@ -118,17 +126,25 @@ class ResultRow:
     decisions: tuple[int, int, int]
     think_ms: tuple[float, float, float]
     record: str
+    cpu_s: tuple[float | None, float | None, float | None] = _NONE3
+    peak_mib: tuple[float | None, float | None, float | None] = _NONE3
 
 
 def _create_tables(db: sqlite3.Connection, mark: bool) -> None:
-    """Create the tables that are missing and, with ``mark``, set the identity marks, in one
+    """Create the tables that are missing, add the :data:`ADDED_COLUMNS` an older store lacks
+    and set the identity marks (with ``mark``, or when the schema version is older), in one
     transaction."""
     with db:
         db.execute("BEGIN IMMEDIATE")
         for statement in SCHEMA.split(";"):
             if statement.strip():
                 db.execute(statement)
-        if mark:
+        have = {r[1] for r in db.execute("PRAGMA table_info(results)")}
+        for col, kind in ADDED_COLUMNS.items():
+            if col not in have:
+                db.execute(f"ALTER TABLE results ADD COLUMN {col} {kind}")
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if mark or version < SCHEMA_VERSION:
             db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
@@ -239,30 +255,38 @@ class Store:
         with self.db:
             self.db.execute("BEGIN IMMEDIATE")
             self.db.execute(
-                "INSERT OR IGNORE INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT OR IGNORE INTO results (match_id, status, placings, scores, faults, "
+                "forfeited, forfeit_reasons, end_reason, hands, decisions, think_ms, "
+                "started_at, ended_at, record, cpu_s, peak_mib) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (row.match_id, row.status, json.dumps(row.placings), json.dumps(row.scores),
                  json.dumps(row.faults), json.dumps(row.forfeited),
                  json.dumps(row.forfeit_reasons), row.end_reason, row.hands,
                  json.dumps(row.decisions), json.dumps(row.think_ms), started_at, ended_at,
-                 row.record))
+                 row.record, json.dumps(row.cpu_s), json.dumps(row.peak_mib)))
 
     def results(self) -> list[ResultRow]:
-        """All finished matches in schedule order.
+        """All finished matches in schedule order (``cpu_s`` / ``peak_mib`` are nulls in a
+        store read-only opened before its upgrade to schema 2).
 
         Raises:
             StoreError: a stored row is damaged: one line naming its match id and column.
         """
+        have = {r[1] for r in self.db.execute("PRAGMA table_info(results)")}
+        extra = "".join(f", r.{c}" if c in have else ", NULL" for c in ADDED_COLUMNS)
         cur = self.db.execute(
             "SELECT r.match_id, s.block_id, s.seat0, s.seat1, s.seat2, r.status, r.placings, "
             "r.scores, r.faults, r.forfeited, r.forfeit_reasons, r.end_reason, r.hands, "
-            "r.decisions, r.think_ms, r.record FROM results r JOIN schedule s USING (match_id) "
+            f"r.decisions, r.think_ms, r.record{extra} FROM results r "
+            "JOIN schedule s USING (match_id) "
             "ORDER BY s.deal_idx, s.table_idx, s.seating_idx")
         out = []
         for r in cur.fetchall():
             raw = {"match_id": r[0], "block_id": r[1], "seats": (r[2], r[3], r[4]),
                    "status": r[5], "placings": r[6], "scores": r[7], "faults": r[8],
                    "forfeited": r[9], "forfeit_reasons": r[10], "end_reason": r[11],
-                   "hands": r[12], "decisions": r[13], "think_ms": r[14], "record": r[15]}
+                   "hands": r[12], "decisions": r[13], "think_ms": r[14], "record": r[15],
+                   "cpu_s": r[16], "peak_mib": r[17]}
             try:
                 v = result_values(raw)
             except RowError as exc:
@@ -271,7 +295,8 @@ class Store:
                                  v.scores, v.faults, v.forfeited, v.forfeit_reasons,
                                  v.end_reason, v.hands, v.decisions,
                                  tuple(float(x) for x in v.think_ms),  # type: ignore[arg-type]
-                                 v.record))
+                                 v.record,
+                                 *(_usage(x) for x in (v.cpu_s, v.peak_mib))))
         return out
 
 
@@ -285,3 +310,11 @@ def open_existing(directory: str | Path) -> Store:
     if not path.is_file():
         raise StoreError(f"{directory}: no tournament results here (missing results.sqlite)")
     return Store(path, readonly=True)
+
+
+def _usage(values: tuple[float | int | None, ...] | None
+           ) -> tuple[float | None, float | None, float | None]:
+    """A stored accounting column as per-seat floats (None: not measured)."""
+    if values is None:
+        return _NONE3
+    return tuple(None if x is None else float(x) for x in values)  # type: ignore[return-value]

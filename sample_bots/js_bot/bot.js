@@ -31,7 +31,7 @@ function log(...parts) {
 
 function usage(message) {
   console.error(`error: ${message}\n` +
-    'usage: node bot.js --arena HOST:PORT --token TOKEN [--name NAME] [--seed N] ' +
+    'usage: node bot.js --arena HOST:PORT|unix:PATH --token TOKEN [--name NAME] [--seed N] ' +
     '[--tls-ca CA.pem [--tls-cert CERT.pem --tls-key KEY.pem]]');
   process.exit(2);
 }
@@ -50,7 +50,9 @@ function parseArgs(argv) {
     if (value === undefined) usage(`${flag} needs a value`);
     args[key] = value;
   }
-  if (!args.arena) usage('the arena address is required: --arena HOST:PORT (or ARENA_ADDRESS)');
+  if (!args.arena) {
+    usage('the arena address is required: --arena HOST:PORT or unix:PATH (or ARENA_ADDRESS)');
+  }
   if (!args.token) usage('the token is required: --token TOKEN (or ARENA_TOKEN)');
   if (!args['tls-cert'] !== !args['tls-key']) usage('--tls-cert and --tls-key go together');
   if (args['tls-cert'] && !args['tls-ca']) usage('--tls-cert needs --tls-ca');

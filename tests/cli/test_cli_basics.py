@@ -1,6 +1,7 @@
 """CLI basics: presets, bench engine, and one-line errors for user mistakes."""
 
 import json
+import shutil
 
 import pytest
 
@@ -39,6 +40,13 @@ def test_bench_arena_prints_both_rates_and_the_ratio(capsys):
     assert "arena, trivial bots" in out and "arena, SDK random bots" in out
     rounds = next(line for line in out.splitlines() if line.startswith("rounds"))
     assert rounds.count("/") == 2 + 2 * 2  # "(raw / arena / SDK)", then a triple per round
+    unix = next(line for line in out.splitlines() if line.startswith("Unix rounds"))
+    assert unix.count("/") == 1 + 2           # "(raw / arena)", then a pair per round
+    assert "ratio arena / raw (unix)" in out
+    if shutil.which("bwrap"):
+        assert "bot start, no sandbox" in out and "bot start, bwrap sandbox" in out
+    else:
+        assert "bot start times: skipped (bubblewrap is not installed)" in out
 
 
 def test_bench_arena_rejects_bad_rounds(capsys):

@@ -23,8 +23,12 @@ def bot_block(name: str, command: list[str], tag: str) -> str:
 def config_text(bad_mode: str | None = None, *, tag: str, deals: int = 1, hand_cap: int = 1,
                 time_ms: int = 300, grace_ms: int = 150, max_faults: int = 3,
                 max_crashes: int = 2, register_timeout_s: float = 15, concurrency: int = 1,
-                extra: str = "", bots: int = 3) -> str:
-    text = (f"[tournament]\nseed = 7\ndeals_per_table = {deals}\nconcurrency = {concurrency}\n"
+                extra: str = "", bots: int = 3, sandbox: str = "none") -> str:
+    """A tournament config. ``sandbox``: the ``[sandbox] mode``; "none" by default, since these
+    tests count the bots' processes and read files the bots write (bwrap adds two processes
+    per bot and hides the test's directories; the sandbox has its own tests in tests/sandbox)."""
+    text = (f'[sandbox]\nmode = "{sandbox}"\n'
+            f"[tournament]\nseed = 7\ndeals_per_table = {deals}\nconcurrency = {concurrency}\n"
             f"[rules]\nhand_cap = {hand_cap}\n"
             f"[time]\nper_decision_ms = {time_ms}\ngrace_ms = {grace_ms}\n"
             f"[faults]\nmax_faults = {max_faults}\nmax_crashes = {max_crashes}\n"

@@ -24,6 +24,7 @@ import pytest
 from arena.records import read_record, verify_record
 from arena.tournament.config import (BotEntry, FaultSection, ServerSection, TimeSection,
                                      TournamentSection, parse_config)
+from arena.sandbox.config import SandboxConfig
 from arena.tournament.runner import run_tournament
 from arena.tournament.schedule import make_schedule
 from arena.tournament.store import open_existing
@@ -73,9 +74,10 @@ def probe(name: str, *args: str, value: str | None = None, cwd: str | None = Non
 
 
 def add_env(text: str, tag: str, probe_file: Path) -> str:
-    """Every bot's env also carries the leftover-process tag and the probe file."""
+    """Every bot's env also carries the leftover-process tag and the probe file; the bots run
+    unsandboxed so they can write the probe file (the sandbox's own tests: tests/sandbox)."""
     extra = f"ARENA_TEST_TAG = {json.dumps(tag)}, ARENA_PROBE_FILE = {json.dumps(str(probe_file))}"
-    return text.replace("env = { ", "env = { " + extra + ", ")
+    return '[sandbox]\nmode = "none"\n' + text.replace("env = { ", "env = { " + extra + ", ")
 
 
 @dataclass
@@ -289,13 +291,29 @@ ELSEWHERE: dict[str, tuple[str, str]] = {
     "server.tls_ca": ("protocol/test_tls.py", "test_tournament_over_tls_hands_started_bots_the_ca"),
     "server.client_ca": ("protocol/test_tls.py",
                          "test_mutual_tls_requires_a_client_certificate_from_the_client_ca"),
+    # [sandbox] and a bot's own sandbox overrides (issue 13): real bwrap tournaments
+    "sandbox.mode": ("sandbox/test_malicious_bots.py", "test_attack_fails_in_the_sandbox"),
+    "sandbox.memory_mib": ("sandbox/test_malicious_bots.py",
+                           "test_resource_bomb_is_stopped_by_name"),
+    "sandbox.processes": ("sandbox/test_malicious_bots.py",
+                          "test_resource_bomb_is_stopped_by_name"),
+    "sandbox.cpu_s_per_match": ("sandbox/test_malicious_bots.py",
+                                "test_resource_bomb_is_stopped_by_name"),
+    "bots.sandbox": ("sandbox/test_malicious_bots.py",
+                     "test_per_bot_mode_overrides_the_tournament"),
+    # only checked where the sandbox is built or classifies an exit (no tournament test yet)
+    "sandbox.scratch_mib": ("sandbox/test_sandbox_unit.py", "test_bwrap_argv_isolates"),
+    "sandbox.ro_paths": ("sandbox/test_sandbox_unit.py", "test_bwrap_argv_isolates"),
+    "sandbox.open_files": ("sandbox/test_sandbox_unit.py", "test_classify_exit"),
+    "sandbox.file_size_mib": ("sandbox/test_sandbox_unit.py", "test_classify_exit"),
 }
 
 
 def test_every_option_has_a_case():
     fields = {f"{section}.{name}" for section, model in (
         ("tournament", TournamentSection), ("time", TimeSection), ("faults", FaultSection),
-        ("server", ServerSection), ("bots", BotEntry)) for name in model.model_fields}
+        ("server", ServerSection), ("sandbox", SandboxConfig), ("bots", BotEntry))
+        for name in model.model_fields}
     covered = set().union(*(c.covers for c in CASES))
     tests_dir = Path(__file__).resolve().parent.parent
     for option, (module, test) in ELSEWHERE.items():   # the named test exists

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -30,8 +31,12 @@ def test_registration_from_another_process_and_second_connection_are_warnings(tm
     flag = tmp_path / "flag"
     late = ["sh", "-c", f'while [ ! -e {flag} ]; do sleep 0.05; done; '
             'exec {python} -m sample_bots.random_bot "$@"', "late"]
+    with socket.socket() as s:    # a fixed TCP port: spawned bots get the Unix socket, and
+        s.bind(("127.0.0.1", 0))  # connections over it are not traced (private 0700 dir)
+        port = s.getsockname()[1]
     (tmp_path / "t.toml").write_text(config_text(None, tag=tag, bots=2, deals=3, hand_cap=2)
-                                     + bot_block("late", late, tag))
+                                     + bot_block("late", late, tag)
+                                     + f'[server]\nbind = "127.0.0.1:{port}"\n')
     err_path = tmp_path / "err.txt"
     with open(err_path, "wb") as err:
         arena = subprocess.Popen([sys.executable, "-m", "arena.cli", "run",
@@ -53,7 +58,7 @@ def test_registration_from_another_process_and_second_connection_are_warnings(tm
             time.sleep(0.05)
         assert env is not None, "the late bot never started"
         thief = subprocess.Popen(
-            [sys.executable, "-m", "sample_bots.random_bot", "--arena", env["ARENA_ADDRESS"]],
+            [sys.executable, "-m", "sample_bots.random_bot", "--arena", f"127.0.0.1:{port}"],
             env={**os.environ, "ARENA_TOKEN": env["ARENA_TOKEN"], "ARENA_TEST_TAG": thief_tag},
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         while "registered from" not in err_path.read_text() and time.monotonic() < deadline:
@@ -71,7 +76,8 @@ def test_registration_from_another_process_and_second_connection_are_warnings(tm
         r"arena: WARNING: bot 'late' registered from ipv4:127\.0\.0\.1:\d+, but not from the "
         rf"process the arena started for it: it came from process {thief.pid} \(\S+ -m "
         r"sample_bots\.random_bot --arena 127\.0\.0\.1:\d+\)\. Its token has leaked", text), text
-    assert re.search(r"arena: WARNING: a second connection \(ipv4:127\.0\.0\.1:\d+\) used the "
+    # the real bot comes second, over the arena's Unix socket
+    assert re.search(r"arena: WARNING: a second connection \(unix:\S*\) used the "
                      r"token of a bot that is already connected; it was refused", text), text
     log = (tmp_path / "o" / "logs" / "late.log").read_text()
     assert "ALREADY_CONNECTED" in log and "ended: exit status 3" in log

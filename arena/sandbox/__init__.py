@@ -1,0 +1,20 @@
+"""Sandboxed bot processes (issue 13): bubblewrap isolation, resource limits with named faults,
+and CPU / memory accounting per bot and match.
+
+- :mod:`.config`: the ``[sandbox]`` config section (mode and limits) and per-bot overrides;
+- :mod:`.bwrap`: the ``bwrap`` command line (filesystem, network, process isolation);
+- :mod:`.limits`: rlimits applied in the child, and naming the limit a dead bot hit;
+- :mod:`.usage`: reading a process tree's CPU time and memory from ``/proc``;
+- :mod:`.launch`: what the bot pool calls to start a bot, and the per-process supervisor;
+- :mod:`.socketdir`: the private directory of the arena's Unix socket.
+"""
+
+from .config import (SANDBOX_MODES, BotSandbox, SandboxConfig, SandboxUnavailable,
+                     bwrap_path, effective)
+from .launch import Launch, Launcher, Supervisor, supervisor_of
+from .socketdir import SocketDir
+from .usage import Usage
+
+__all__ = ["SANDBOX_MODES", "BotSandbox", "Launch", "Launcher", "SandboxConfig",
+           "SandboxUnavailable", "SocketDir", "Supervisor", "Usage", "bwrap_path", "effective",
+           "supervisor_of"]

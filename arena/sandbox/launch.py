@@ -1,0 +1,315 @@
+"""Starting bots in their sandbox, and supervising them (limits and accounting).
+
+The bot pool calls :meth:`Launcher.prepare` where it spawns a bot (the sandbox wraps the
+command, environment and ``preexec_fn``) and :meth:`Launcher.started` with the new process; the
+tournament runner calls :meth:`Launcher.begin` / :meth:`Launcher.end` around each match to get
+every bot's :class:`~arena.sandbox.usage.Usage` for it.
+
+A :class:`Supervisor` per bot process watches its tree (``/proc`` read every
+:data:`TICK_S` seconds, one scan for all bots): it records CPU time and peak memory, and in
+``bwrap`` mode stops a bot over a limit (:mod:`arena.sandbox.limits`), telling the match runner
+why, so the seat is forfeited with ``"memory limit 1 GiB reached"`` instead of a generic crash.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import os
+import shutil
+import signal
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import limits
+from .bwrap import SANDBOX_SOCKET, bwrap_argv
+from .config import SandboxConfig, effective, require_bwrap
+from .usage import (ProcInfo, Usage, children, peak_rss, pss, read_stat, reset_peak, scan,
+                    tree)
+
+#: seconds between two readings of the sandboxed bots' process trees (only while a bot with
+#: limits runs; bots in mode "none" are read at the start and end of their matches)
+TICK_S = 0.2
+#: a machine-wide scan at most this old serves a match's start or end, seconds
+TABLE_MAX_AGE_S = 0.5
+#: environment a sandboxed bot gets besides its config's ``env`` and ARENA_ADDRESS/ARENA_TOKEN
+BASE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp",
+            "LANG": "C.UTF-8"}
+
+log = logging.getLogger("arena.sandbox")
+_SUPERVISORS: dict[int, Supervisor] = {}
+
+
+def supervisor_of(proc: object) -> Supervisor | None:
+    """The supervisor of a bot process (an ``asyncio`` process or a pid), if any."""
+    pid = proc if isinstance(proc, int) else getattr(proc, "pid", None)
+    return _SUPERVISORS.get(pid) if pid is not None else None
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How to spawn one bot: argv, environment, working directory, ``preexec_fn``."""
+
+    argv: list[str]
+    env: dict[str, str]
+    cwd: str | None
+    preexec: Callable[[], None] | None
+
+
+class Supervisor:
+    """Watches one bot process tree (see the module docstring). ``fault`` names the limit that
+    stopped the bot, if one did."""
+
+    def __init__(self, name: str, proc: asyncio.subprocess.Process, cfg: SandboxConfig,
+                 log_path: Path | None, on_event: Callable[[str], None]) -> None:
+        self.name, self.proc, self.pid, self.cfg = name, proc, proc.pid, cfg
+        self.log_path, self.on_event = log_path, on_event
+        self.fault: str | None = None
+        self.bot = None
+        self.cpu_s = 0.0          # the tree's CPU seconds at the last reading
+        self.peak_tasks = 0
+        self.peak_rss = 0         # bytes, over the process's life
+        self.match_cpu0: float | None = None
+        self.match_peak = 0       # bytes, in the current match
+        self.pids: list[int] = []
+        self.done = False
+
+    @property
+    def limited(self) -> bool:
+        return self.cfg.mode == "bwrap"
+
+    def read(self, table: dict[int, ProcInfo],
+             kids: dict[int, list[int]] | None = None) -> None:
+        """Take one reading from a :func:`~arena.sandbox.usage.scan` (``kids``: its
+        :func:`~arena.sandbox.usage.children`, if computed); enforce the limits."""
+        if self.done:
+            return
+        pids = tree(table, self.pid, kids)
+        if self.proc.returncode is not None or (not pids and read_stat(self.pid) is None):
+            self._exited()
+            return
+        if not pids:          # started after the table was read: next time
+            return
+        self.pids = pids
+        inner = [p for p in pids if p != self.pid] if self.limited else pids
+        self.cpu_s = max(self.cpu_s, sum(table[p].cpu_s for p in pids))
+        rss = sum(table[p].rss for p in inner)
+        if len(inner) > 3 and rss >= self.cfg.memory_mib << 19:
+            rss = pss(inner)      # forked children: count shared pages once
+        tasks = sum(table[p].threads for p in inner)
+        self.peak_rss = max(self.peak_rss, rss)
+        self.match_peak = max(self.match_peak, rss)
+        self.peak_tasks = max(self.peak_tasks, tasks)
+        if not self.limited or self.fault:
+            return
+        if tasks >= self.cfg.processes:
+            self.stop(limits.PROCESSES)
+        elif rss >= self.cfg.memory_mib << 20:
+            self.stop(limits.MEMORY)
+        elif (self.match_cpu0 is not None
+              and self.cpu_s - self.match_cpu0 >= self.cfg.cpu_s_per_match):
+            self.stop(limits.CPU)
+
+    def stop(self, kind: str) -> None:
+        """Stop the bot for going over limit ``kind``: report it, end its session with the
+        fault's name (its seat forfeits with it), kill every process of its sandbox."""
+        self.fault = limits.fault_text(kind, self.cfg)
+        self.on_event(f"bot {self.name!r} stopped: {self.fault}")
+        if self.bot is not None:
+            self.bot.connection_lost(f"stopped by the sandbox: {self.fault}")
+        self.kill()
+
+    def kill(self) -> None:
+        """SIGKILL the sandbox (its process group and every process seen in its tree)."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signal.SIGKILL)
+        for pid in self.pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+
+    def _exited(self) -> None:
+        self.done = True
+        if self.fault or not self.limited or self.proc.returncode in (None, 0):
+            return
+        if self.proc.returncode in (-signal.SIGTERM, -signal.SIGKILL, 143, 137):
+            return  # the arena ended it
+        fault = limits.classify_exit(self.proc.returncode, _tail(self.log_path), self.cfg,
+                                     peak_rss=self.peak_rss, peak_tasks=self.peak_tasks)
+        if fault is not None:
+            self.fault = fault
+            self.on_event(f"bot {self.name!r} stopped: {fault}")
+
+    def begin(self, bot: object, table: dict[int, ProcInfo]) -> None:
+        """A match starts: attach the bot's session, reset the per-match CPU and peak."""
+        self.bot = bot
+        self.read(table)
+        self.match_cpu0 = self.cpu_s
+        self.match_peak = 0
+        reset_peak(self.pids)
+
+    def end(self, table: dict[int, ProcInfo]) -> Usage:
+        """A match ended: this bot's CPU seconds and peak MiB in it."""
+        self.read(table)
+        cpu = self.cpu_s - (self.match_cpu0 if self.match_cpu0 is not None else 0.0)
+        inner = [p for p in self.pids if p != self.pid] if self.limited else self.pids
+        peak = max(self.match_peak, peak_rss(inner))
+        self.match_cpu0 = None
+        return Usage(round(max(cpu, 0.0), 3), round(peak / 2**20, 1))
+
+
+def _tail(path: Path | None, size: int = 2048) -> str:
+    if path is None:
+        return ""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - size))
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+class Launcher:
+    """Sandbox settings of one tournament; wraps bot starts and supervises the processes.
+
+    Args:
+        base: the ``[sandbox]`` section. entries: the configured bots (their ``sandbox``
+            overrides, ``cwd`` and ``command``).
+        socket: the arena's Unix socket (bound into each sandbox), or None.
+        hide: directories no bot may see (the output directory); other bots' directories are
+            hidden from each bot too.
+        on_event: one-line messages (a bot stopped at a limit).
+
+    Raises:
+        SandboxUnavailable: a spawned bot's mode is ``bwrap`` and bubblewrap is missing.
+    """
+
+    def __init__(self, base: SandboxConfig, entries: Sequence[object], *,
+                 socket: str | None, hide: Iterable[str | Path] = (),
+                 on_event: Callable[[str], None] = lambda msg: None) -> None:
+        self.socket = socket
+        self.on_event = on_event
+        self.configs = {e.name: effective(base, getattr(e, "sandbox", None))  # type: ignore
+                        for e in entries if not getattr(e, "remote", False)}
+        self.bwrap = (require_bwrap() if any(c.mode == "bwrap" for c in self.configs.values())
+                      else None)
+        self.dirs = {e.name: os.path.realpath(e.cwd or os.getcwd())  # type: ignore[attr-defined]
+                     for e in entries if not getattr(e, "remote", False)}
+        self.hide = [str(h) for h in hide]
+        self.supervisors: list[Supervisor] = []
+        self._ticker: asyncio.Task | None = None
+        self._table: dict[int, ProcInfo] = {}
+        self._table_at = -1e9
+
+    def mode(self, name: str) -> str:
+        return self.configs[name].mode
+
+    def prepare(self, entry: object, argv: list[str], env: dict[str, str]) -> Launch:
+        """The spawn of ``entry`` (whose plain ``argv``/``env`` the pool built, with the
+        arena's address and the bot's token) in its mode."""
+        name, cwd = entry.name, entry.cwd  # type: ignore[attr-defined]
+        cfg = self.configs[name]
+        if cfg.mode == "none":
+            return Launch(argv, env, cwd, None)
+        outside = env.get("ARENA_ADDRESS", "")
+        inside = f"unix:{SANDBOX_SOCKET}"
+        swap = (lambda s: s.replace(outside, inside)) if outside.startswith("unix:") else str
+        # what the pool added for this bot (its instance tag, ARENA_TLS_CA), not the
+        # arena's own environment
+        carried = {k: v for k, v in env.items()
+                   if k.startswith("ARENA_") and os.environ.get(k) != v}
+        box_env = {**BASE_ENV, **carried, **entry.env,  # type: ignore[attr-defined]
+                   "ARENA_ADDRESS": swap(outside), "ARENA_TOKEN": env.get("ARENA_TOKEN", "")}
+        if os.environ.get("PYTHONPATH"):
+            box_env.setdefault("PYTHONPATH", os.environ["PYTHONPATH"])
+        others = [d for n, d in self.dirs.items() if n != name]
+        prefix = limits.inner_prefix(cfg)
+        if argv and "/" not in argv[0]:   # a program found on the arena's PATH
+            argv = [shutil.which(argv[0]) or argv[0], *argv[1:]]
+        wrapped = bwrap_argv(self.bwrap or "bwrap", prefix + [swap(a) for a in argv],
+                             cwd=self.dirs[name], socket=self.socket,
+                             hide=self.hide + others, scratch_mib=cfg.scratch_mib,
+                             extra_ro=cfg.ro_paths)
+        return Launch(wrapped, box_env, cwd, None if prefix else limits.preexec(cfg))
+
+    def started(self, name: str, proc: asyncio.subprocess.Process,
+                log_path: Path | None = None) -> Supervisor:
+        """Supervise a freshly spawned bot process."""
+        sup = Supervisor(name, proc, self.configs[name], log_path, self.on_event)
+        _SUPERVISORS[proc.pid] = sup
+        self.supervisors.append(sup)
+        if sup.limited and (self._ticker is None or self._ticker.done()):
+            self._ticker = asyncio.ensure_future(self._tick())
+        return sup
+
+    async def _scan(self) -> dict[int, ProcInfo]:
+        self._table = await asyncio.to_thread(scan)
+        self._table_at = time.monotonic()
+        return self._table
+
+    async def _recent(self, sups: Sequence[Supervisor]) -> dict[int, ProcInfo]:
+        """A machine-wide table at most :data:`TABLE_MAX_AGE_S` old, with the processes of
+        ``sups`` read afresh (their CPU time is exact to the tick)."""
+        if (time.monotonic() - self._table_at > TABLE_MAX_AGE_S
+                or any(not s.pids for s in sups)):     # a new process: find its children
+            return await self._scan()
+        table = dict(self._table)
+        for sup in sups:
+            for pid in sup.pids or [sup.pid]:
+                info = read_stat(pid)
+                if info is None:
+                    table.pop(pid, None)
+                else:
+                    table[pid] = info
+        return table
+
+    async def _tick(self) -> None:
+        while True:
+            live = [s for s in self.supervisors if not s.done]
+            self.supervisors = live
+            if any(s.limited for s in live):
+                try:
+                    table = await self._scan()
+                    kids = children(table)
+                    for sup in live:
+                        sup.read(table, kids)
+                except Exception:  # noqa: BLE001 - the limits must keep being enforced
+                    log.exception("sandbox supervisor: reading /proc failed")
+            await asyncio.sleep(TICK_S)
+
+    async def begin(self, leased: Sequence[tuple[object, object]]) -> None:
+        """A match starts with ``leased`` = (process or None, bot session) per seat."""
+        sups = [(supervisor_of(p), bot) for p, bot in leased if p is not None]
+        live = [s for s, _ in sups if s is not None]
+        if live:
+            table = await self._recent(live)
+            for sup, bot in sups:
+                if sup is not None:
+                    sup.begin(bot, table)
+
+    async def end(self, procs: Sequence[object]) -> list[Usage | None]:
+        """Per seat, the usage of its process in the match now ended (None: not spawned by
+        this arena, or it exited before the match ended and was not restarted)."""
+        sups = [supervisor_of(p) if p is not None else None for p in procs]
+        if not any(sups):
+            return [None] * len(procs)
+        table = await self._recent([s for s in sups if s is not None])
+        out = [s.end(table) if s is not None and s.match_cpu0 is not None else None
+               for s in sups]
+        for s in sups:
+            if s is not None and s.done:
+                _SUPERVISORS.pop(s.pid, None)
+        return out
+
+    async def close(self) -> None:
+        """Stop supervising (the pool ends the processes)."""
+        if self._ticker is not None:
+            self._ticker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._ticker
+        for sup in self.supervisors:
+            _SUPERVISORS.pop(sup.pid, None)
+        self.supervisors.clear()

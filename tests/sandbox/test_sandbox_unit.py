@@ -1,0 +1,158 @@
+"""The sandbox's parts on their own: config and overrides, the bwrap command line, limit
+names and exit classification, /proc accounting, and a real sandbox's view of the machine."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from arena.sandbox import BotSandbox, SandboxConfig, effective
+from arena.sandbox import config as sbconfig
+from arena.sandbox.bwrap import SANDBOX_SOCKET, bwrap_argv
+from arena.sandbox.limits import (CPU, FILE_SIZE, MEMORY, PROCESSES, classify_exit,
+                                  fault_text, inner_prefix)
+from arena.sandbox.usage import parse_stat, scan, tree
+from arena.tournament.config import ConfigError, parse_config
+
+from .helpers import needs_bwrap
+
+BOTS3 = "".join(f'[[bots]]\nname = "b{i}"\ncommand = ["x"]\n' for i in range(3))
+
+
+def test_limit_names() -> None:
+    cfg = SandboxConfig()
+    assert fault_text(MEMORY, cfg) == "memory limit 1 GiB reached"
+    assert fault_text(MEMORY, SandboxConfig(memory_mib=256)) == "memory limit 256 MiB reached"
+    assert fault_text(PROCESSES, cfg).startswith("process limit 128 reached")
+    assert fault_text(CPU, cfg) == "CPU time limit 600 s per match reached"
+    assert fault_text(FILE_SIZE, cfg) == "file size limit 64 MiB reached"
+
+
+def test_classify_exit() -> None:
+    cfg = SandboxConfig(memory_mib=256, processes=32)
+    assert classify_exit(1, "Traceback...\nMemoryError\n", cfg) == "memory limit 256 MiB reached"
+    assert classify_exit(-signal.SIGXFSZ, "", cfg) == "file size limit 64 MiB reached"
+    assert classify_exit(1, "OSError: [Errno 24] Too many open files", cfg) == \
+        "open files limit 256 reached"
+    assert classify_exit(1, "", cfg, peak_tasks=32).startswith("process limit 32")
+    assert classify_exit(1, "", cfg, peak_rss=250 << 20) == "memory limit 256 MiB reached"
+    assert classify_exit(1, "ValueError: my own bug", cfg, peak_rss=50 << 20) is None
+
+
+def test_overrides_and_config_section() -> None:
+    cfg = parse_config('[sandbox]\nmemory_mib = 512\n' + BOTS3.replace(
+        'name = "b1"\n', 'name = "b1"\nsandbox = { mode = "none", cpu_s_per_match = 5 }\n'),
+        "t.toml")
+    assert cfg.sandbox.mode == "bwrap" and cfg.sandbox.memory_mib == 512
+    b1 = effective(cfg.sandbox, cfg.bots[1].sandbox)
+    assert (b1.mode, b1.memory_mib, b1.cpu_s_per_match) == ("none", 512, 5)
+    assert effective(cfg.sandbox, None) == cfg.sandbox
+    assert effective(SandboxConfig(), BotSandbox()) == SandboxConfig()
+
+
+@pytest.mark.parametrize("text,needle", [
+    ('[sandbox]\nmode = "docker"\n', "sandbox.mode: Input should be 'bwrap' or 'none'"),
+    ('[sandbox]\nmemory_mib = 1\n', "sandbox.memory_mib"),
+    ('[sandbox]\nmemroy_mib = 100\n', "sandbox.memroy_mib: unknown field"),
+])
+def test_bad_sandbox_config_is_one_line(text, needle) -> None:
+    with pytest.raises(ConfigError) as err:
+        parse_config(text + BOTS3, "t.toml")
+    assert needle in str(err.value) and "\n" not in str(err.value)
+
+
+def test_bwrap_mode_without_bwrap_is_a_config_error_with_the_hint(monkeypatch) -> None:
+    monkeypatch.setattr(sbconfig.shutil, "which", lambda name: None)
+    with pytest.raises(ConfigError, match="apt-get install bubblewrap"):
+        parse_config(BOTS3, "t.toml")
+    parse_config('[sandbox]\nmode = "none"\n' + BOTS3, "t.toml")   # fine without bwrap
+    remote = BOTS3 + '[[bots]]\nname = "r"\nremote = true\ntoken = "t"\nsandbox = {}\n'
+    with pytest.raises(ConfigError, match="remote bot is not started by the arena"):
+        parse_config('[sandbox]\nmode = "none"\n' + remote, "t.toml")
+
+
+def test_bwrap_argv_isolates(tmp_path) -> None:
+    bot = tmp_path / "bot"
+    out = bot / "runs"          # an output directory inside the bot's directory is hidden
+    out.mkdir(parents=True)
+    argv = bwrap_argv("/usr/bin/bwrap", ["/usr/bin/python3", "b.py"], cwd=str(bot),
+                      socket="/tmp/s/arena.sock", hide=[str(out)], scratch_mib=8)
+    text = " ".join(argv)
+    for flag in ("--unshare-all", "--die-with-parent", "--new-session", "--proc /proc"):
+        assert flag in argv or flag in text
+    assert "--share-net" not in argv and "--bind" not in argv     # nothing writable but /tmp
+    assert f"--ro-bind {bot} {bot}" in text
+    assert f"--tmpfs {out} --remount-ro {out}" in text
+    assert f"--ro-bind /tmp/s/arena.sock {SANDBOX_SOCKET}" in text
+    assert f"--size {8 << 20} --perms 1777 --tmpfs /tmp" in text
+    assert argv[argv.index("--") + 1:] == ["/usr/bin/python3", "b.py"]
+    assert str(tmp_path) not in [argv[i + 1] for i, a in enumerate(argv) if a == "--ro-bind"]
+    extra = tmp_path / "model"          # ro_paths: bound read-only, missing ones skipped
+    extra.mkdir()
+    text = " ".join(bwrap_argv("/usr/bin/bwrap", ["/usr/bin/python3", "b.py"], cwd=str(bot),
+                               socket=None, extra_ro=[str(extra), str(tmp_path / "missing")]))
+    assert f"--ro-bind {extra} {extra}" in text and "missing" not in text
+
+
+def test_parse_stat_and_tree() -> None:
+    line = ("42 (a (weird) name) S 7 42 42 0 -1 4194560 1 0 0 0 150 50 10 5 20 0 3 0 1 "
+            "1000 256 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0")
+    info = parse_stat(line)
+    tick = os.sysconf("SC_CLK_TCK")
+    assert info is not None and info.ppid == 7 and info.threads == 3
+    assert info.cpu_s == pytest.approx(215 / tick)
+    assert info.rss == 256 * os.sysconf("SC_PAGE_SIZE")
+    assert parse_stat("garbage") is None
+    proc = subprocess.Popen([sys.executable, "-c",
+                             "import subprocess,sys;subprocess.run(['sleep','5'])"],
+                            start_new_session=True)
+    try:
+        time.sleep(0.5)
+        table = scan()
+        pids = tree(table, proc.pid)
+        assert pids[0] == proc.pid and len(pids) == 2     # python and its sleep
+        assert table[os.getpid()].cpu_s > 0
+        assert tree(table, 999_999_999) == []
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+@needs_bwrap
+def test_a_real_sandbox_sees_almost_nothing(tmp_path) -> None:
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (bot / "mine.txt").write_text("mine")
+    (tmp_path / "other.txt").write_text("not yours")
+    probe = (
+        "import os, socket\n"
+        "print('own', open('mine.txt').read())\n"
+        "print('procs', sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))\n"
+        "for path in [%r, '/root/.bashrc', '/etc/shadow']:\n"
+        "    try: open(path).read(); print('READ', path)\n"
+        "    except OSError as e: print('denied', type(e).__name__)\n"
+        "try: open('new.txt', 'w'); print('WROTE')\n"
+        "except OSError as e: print('readonly', e.errno)\n"
+        "open('/tmp/scratch', 'w').write('x'); print('scratch ok')\n"
+        "s = socket.socket(); print('tcp', s.connect_ex(('127.0.0.1', 22)))\n"
+        "print('env', sorted(os.environ))\n" % str(tmp_path / "other.txt"))
+    argv = bwrap_argv("bwrap", inner_prefix(SandboxConfig()) + [sys.executable, "-c", probe],
+                      cwd=str(bot), socket=None)
+    run = subprocess.run(argv, env={"PATH": "/usr/bin:/bin", "ONLY": "1"}, capture_output=True,
+                         text=True, timeout=30)
+    out = run.stdout
+    assert run.returncode == 0, run.stderr
+    assert "own mine" in out and "READ" not in out and "WROTE" not in out
+    assert out.count("denied") == 3
+    assert "readonly 30" in out                  # EROFS: its own directory is read-only
+    assert "scratch ok" in out
+    assert "tcp 111" in out                      # ECONNREFUSED: its own network namespace
+    procs = eval(out.split("procs ")[1].splitlines()[0])
+    assert len(procs) <= 3 and 1 in procs        # its own PID namespace
+    env = set(eval(out.split("env ")[1].splitlines()[0]))
+    assert env - {"PWD", "LC_CTYPE"} == {"ONLY", "PATH"}   # set by bwrap and Python itself
