@@ -53,6 +53,7 @@ _ALL = (
     Column("blocks", "blocks",
            "duplicate blocks played (one deal of one table in all 6 seatings); trustworthy "
            "intervals need 10 or more"),
+    Column("status", "status"),   # standings: "never started" / "did not connect", else empty
     Column("note", "note"),
     Column("a", "a"),
     Column("b", "b"),

@@ -37,7 +37,7 @@ def test_standings_columns_extend_the_ratings_vocabulary():
     shared = [k for k in STANDING_COLUMNS if k in RATING_COLUMNS]
     assert shared == list(RATING_COLUMNS)                  # same names, same order
     assert set(STANDING_COLUMNS) - set(RATING_COLUMNS) == {
-        "average_score", "faults", "ms_per_decision"}
+        "average_score", "faults", "ms_per_decision", "status"}   # status: "never started"
     assert all(k in COLUMNS for k in STANDING_COLUMNS)
 
 
