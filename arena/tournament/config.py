@@ -96,7 +96,8 @@ class TournamentSection(_Strict):
 
     @model_validator(mode="after")
     def _meetings_need_balanced(self) -> TournamentSection:
-        if "pair_meetings" in self.model_fields_set and self.schedule != "balanced":
+        # by value, not by fields set: a config rebuilt from model_dump (with_cluster) sets all
+        if self.pair_meetings != 1 and self.schedule != "balanced":
             raise ValueError('pair_meetings applies only to schedule = "balanced"')
         return self
 
