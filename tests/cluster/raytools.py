@@ -48,8 +48,10 @@ def stored(out):
 
 
 def comparable(row):
+    """A result row without what is measured (think time, CPU seconds, peak memory)."""
     d = dict(row.__dict__)
-    d.pop("think_ms")
+    for measured in ("think_ms", "cpu_s", "peak_mib"):
+        d.pop(measured, None)
     return d
 
 
