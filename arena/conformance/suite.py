@@ -17,7 +17,6 @@ ended, the remaining lines fail as "not run".
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
