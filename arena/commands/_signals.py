@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import sqlite3
 import sys
 from collections.abc import Coroutine
+from pathlib import Path
 from typing import Any, TypeVar
 
+from ..errors import UserError
 from ..tournament.processes import kill_all_now
 
 T = TypeVar("T")
@@ -65,3 +68,25 @@ def run_guarded(coro: Coroutine[Any, Any, T]) -> T:
         return asyncio.run(_guarded(coro))
     finally:
         kill_all_now()
+
+
+def run_resumable(coro: Coroutine[Any, Any, T], config: str, out: Path) -> T:
+    """:func:`run_guarded` for a command that writes a tournament directory (``arena run``,
+    ``arena gauntlet``): what stops it is turned into a one-line :class:`UserError` that says
+    how to resume.
+
+    Raises:
+        Interrupted: a signal stopped it (rerun to resume).
+        UserError: the server could not start, the store or the directory failed.
+    """
+    from ..protocol.errors import ServerStartError
+    try:
+        return run_guarded(coro)
+    except ServerStartError as exc:
+        raise UserError(f"{config}: [server] {exc}") from None
+    except sqlite3.Error as exc:
+        raise UserError(f"{out}/results.sqlite: {exc}; free space or fix the file, then rerun "
+                        "to resume") from None
+    except OSError as exc:
+        raise UserError(f"{out}: {exc.strerror or exc}: {exc.filename or ''}; rerun to "
+                        "resume once fixed") from None

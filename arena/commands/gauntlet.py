@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import sqlite3
 import sys
 from pathlib import Path
 
 from ..errors import UserError
 from ..tournament.config import load_config
-from ._signals import Interrupted, run_guarded
+from ._signals import Interrupted, run_resumable
 
 EPILOG = """\
 The config is a tournament config with a [gauntlet] section:
@@ -46,7 +45,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the gauntlet; print the final state and result line. Exit 0 (H0, H1 or capped),
     2 on a user mistake, 128+N when stopped by signal N (rerun to resume)."""
-    from ..protocol.errors import ServerStartError
     from ..tournament.gauntlet_runner import run_gauntlet
     cfg = load_config(args.config)
     if cfg.gauntlet is None:
@@ -54,18 +52,11 @@ def run(args: argparse.Namespace) -> int:
                         "for a round-robin use `arena run`")
     out = Path(args.out) if args.out else Path("runs") / Path(args.config).stem
     try:
-        outcome = run_guarded(run_gauntlet(cfg, out, progress=not args.quiet))
+        outcome = run_resumable(run_gauntlet(cfg, out, progress=not args.quiet),
+                                args.config, out)
     except Interrupted as exc:
         print(f"arena: stopped by {exc}; rerun the same command to resume", file=sys.stderr)
         return exc.code
-    except ServerStartError as exc:
-        raise UserError(f"{args.config}: [server] {exc}") from None
-    except sqlite3.Error as exc:
-        raise UserError(f"{out}/results.sqlite: {exc}; free space or fix the file, then rerun "
-                        "to resume") from None
-    except OSError as exc:
-        raise UserError(f"{out}: {exc.strerror or exc}: {exc.filename or ''}; rerun to "
-                        "resume once fixed") from None
     g, st = cfg.gauntlet, outcome.state
     print(st.summary())
     if st.decision == "H1":

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sqlite3
 import sys
 from contextlib import ExitStack
 from pathlib import Path
@@ -13,7 +12,7 @@ from ..safetext import printable
 from ..wording import plural
 from ..tournament.config import load_config, with_cluster
 from ..tournament.standings import format_standings
-from ._signals import Interrupted, run_guarded
+from ._signals import Interrupted, run_resumable
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -65,27 +64,19 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace, cfg, out: Path,  # noqa: ANN001 - TournamentConfig
          web: tuple[str, int] | None) -> int:
-    from ..protocol.errors import ServerStartError
     from ..tournament.runner import run_tournament
     try:
         if web is None:
-            outcome = run_guarded(run_tournament(cfg, out, progress=not args.quiet))
+            outcome = run_resumable(run_tournament(cfg, out, progress=not args.quiet),
+                                    args.config, out)
         else:
             from ..web.live import run_with_page
-            outcome = run_guarded(run_with_page(out, *web, lambda sink: run_tournament(
+            outcome = run_resumable(run_with_page(out, *web, lambda sink: run_tournament(
                 cfg, out, progress=not args.quiet, events=sink),
-                secrets=tuple(b.token for b in cfg.bots if b.token)))
+                secrets=tuple(b.token for b in cfg.bots if b.token)), args.config, out)
     except Interrupted as exc:
         print(f"arena: stopped by {exc}; rerun the same command to resume", file=sys.stderr)
         return exc.code
-    except ServerStartError as exc:
-        raise UserError(f"{args.config}: [server] {exc}") from None
-    except sqlite3.Error as exc:
-        raise UserError(f"{out}/results.sqlite: {exc}; free space or fix the file, then rerun "
-                        "to resume") from None
-    except OSError as exc:
-        raise UserError(f"{out}: {exc.strerror or exc}: {exc.filename or ''}; rerun to "
-                        "resume once fixed") from None
 
     if args.json:
         import json

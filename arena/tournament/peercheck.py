@@ -19,6 +19,8 @@ from __future__ import annotations
 import os
 import re
 
+from .supervisor import parent_map
+
 _PEER = re.compile(r"^ipv[46]:\[?(?P<host>[^\]]*)\]?:(?P<port>\d+)$")
 
 
@@ -49,26 +51,10 @@ def socket_inode(local_port: int, remote_port: int) -> int | None:
     return None
 
 
-def _ppids() -> dict[int, int]:
-    out = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                data = f.read()
-        except OSError:
-            continue
-        fields = data[data.rfind(b")") + 2:].split()
-        if len(fields) > 1:
-            out[int(entry)] = int(fields[1])
-    return out
-
-
 def process_tree(root: int) -> set[int]:
     """``root`` and all its live descendants."""
     children: dict[int, list[int]] = {}
-    for pid, ppid in _ppids().items():
+    for pid, ppid in parent_map().items():
         children.setdefault(ppid, []).append(pid)
     tree, todo = set(), [root]
     while todo:

@@ -45,9 +45,9 @@ EXIT_CANNOT_START = 127
 WATCH_S = 0.5
 
 
-def children(me: int) -> list[int]:
-    """PIDs of the direct children of process ``me`` (a scan of ``/proc/*/stat``)."""
-    found = []
+def parent_map() -> dict[int, int]:
+    """Parent pid of every live process, ``{pid: ppid}`` (one scan of ``/proc/*/stat``)."""
+    out = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -57,9 +57,14 @@ def children(me: int) -> list[int]:
         except OSError:
             continue
         fields = data[data.rfind(b")") + 2:].split()  # after "pid (comm) "
-        if len(fields) > 1 and int(fields[1]) == me:
-            found.append(int(entry))
-    return found
+        if len(fields) > 1:
+            out[int(entry)] = int(fields[1])
+    return out
+
+
+def children(me: int) -> list[int]:
+    """PIDs of the direct children of process ``me``."""
+    return [pid for pid, ppid in parent_map().items() if ppid == me]
 
 
 class Supervisor:
