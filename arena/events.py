@@ -21,8 +21,18 @@ from typing import Any, Union
 
 from .rules import action_str
 
-__all__ = ["CLOSED", "DecisionApplied", "Event", "EventBus", "EventSink", "MatchFinished",
-           "MatchStarted", "RESYNC", "StandingsChanged", "Subscription"]
+__all__ = [
+    "CLOSED",
+    "RESYNC",
+    "DecisionApplied",
+    "Event",
+    "EventBus",
+    "EventSink",
+    "MatchFinished",
+    "MatchStarted",
+    "StandingsChanged",
+    "Subscription",
+]
 
 
 @dataclass(frozen=True)

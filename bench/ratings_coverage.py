@@ -35,8 +35,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.ratings import ELO_PER_NAT, MatchResult, rate  # noqa: E402
-from arena.tournament.balanced import balanced_tables  # noqa: E402
+from arena.ratings import ELO_PER_NAT, MatchResult, rate
+from arena.tournament.balanced import balanced_tables
 
 
 def simulate(truth: dict[str, float], tables, deals: int, rng) -> list[MatchResult]:

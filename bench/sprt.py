@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.bench.sprt_sim import simulate_sprt  # noqa: E402
-from arena.ratings.sprt import SprtParameters  # noqa: E402
+from arena.bench.sprt_sim import simulate_sprt
+from arena.ratings.sprt import SprtParameters
 
 
 def main() -> None:

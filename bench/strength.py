@@ -28,10 +28,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.rules import PRESETS, MatchState, make_config  # noqa: E402
-from sample_bots.greedy_bot import GreedyBot  # noqa: E402
-from sample_bots.montecarlo_bot import MonteCarloBot  # noqa: E402
-from sample_bots.random_bot import RandomBot  # noqa: E402
+from arena.rules import PRESETS, MatchState, make_config
+from sample_bots.greedy_bot import GreedyBot
+from sample_bots.montecarlo_bot import MonteCarloBot
+from sample_bots.random_bot import RandomBot
 
 BOTS = ("montecarlo", "greedy", "random")
 

@@ -13,7 +13,7 @@ import pytest
 _NEEDS_BWRAP = ("tournament", "sandbox")
 
 
-def pytest_collection_modifyitems(config, items) -> None:  # noqa: ANN001
+def pytest_collection_modifyitems(config, items) -> None:
     if shutil.which("bwrap") is not None:
         return
     skip = pytest.mark.skip(reason="bubblewrap (bwrap) is not installed and the default "

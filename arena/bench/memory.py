@@ -61,7 +61,7 @@ class MemoryFigures:
             f"{self.rss_end_mb:.1f} MB after {self.matches:,} (peak {self.rss_peak_mb:.1f} MB)",
             f"growth after warm-up    : {self.growth_mb:+.1f} MB over {after:,} matches "
             f"({per_k:+.2f} MB per 1,000; target < {TARGET_MB:g} MB"
-            + (")" if self.matches >= 2000 else f" over 2,000 matches: run --matches 2000)"),
+            + (")" if self.matches >= 2000 else " over 2,000 matches: run --matches 2000)"),
         ]
 
 

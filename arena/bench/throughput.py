@@ -129,7 +129,7 @@ class RawRig:
         self.server: grpc.aio.Server | None = None
         self.proc: asyncio.subprocess.Process | None = None
 
-    async def _echo(self, requests, context):  # noqa: ANN001, ANN202
+    async def _echo(self, requests, context):
         async def reader() -> None:
             async for msg in requests:
                 self.inbox.put_nowait(msg)

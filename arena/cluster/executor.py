@@ -44,7 +44,7 @@ class ClusterError(UserError):
     """The Ray cluster cannot be used: not reachable, too small, or workers keep dying."""
 
 
-def import_ray():  # noqa: ANN201 - the ray module
+def import_ray():
     """Import Ray. Raises: ClusterError with the install hint when it is not installed."""
     try:
         import ray
@@ -130,7 +130,7 @@ class RayExecutor:
                 env["working_dir"] = str(path)
         return env
 
-    def _connect(self, ray, runtime_env: dict) -> None:  # noqa: ANN001 - the ray module
+    def _connect(self, ray, runtime_env: dict) -> None:
         address = self.cluster.address
         kwargs = dict(logging_level=logging.WARNING, log_to_driver=False)
         if runtime_env:
@@ -152,7 +152,7 @@ class RayExecutor:
                 signal.signal(signal.SIGTERM, before)   # the CLI's clean shutdown again
         self._owns_ray = True
 
-    def _check_room(self, ray, need: float) -> None:  # noqa: ANN001 - the ray module
+    def _check_room(self, ray, need: float) -> None:
         cpus = [n.get("Resources", {}).get("CPU", 0.0) for n in ray.nodes() if n.get("Alive")]
         if cpus and max(cpus) < need:
             raise ClusterError(
@@ -169,7 +169,7 @@ class RayExecutor:
         self._starting.add(task)
         task.add_done_callback(self._starting.discard)
 
-    async def _when_ready(self, actor) -> None:  # noqa: ANN001 - an actor handle
+    async def _when_ready(self, actor) -> None:
         from ray.exceptions import RayActorError
         try:
             await actor.pids.remote()
@@ -231,7 +231,7 @@ class RayExecutor:
             self._absorb(reply)
             return reply.played
 
-    async def _idle_worker(self):  # noqa: ANN202 - an actor handle
+    async def _idle_worker(self):
         """The next idle worker. Raises ClusterError when for :data:`PLACEMENT_TIMEOUT_S` no
         worker at all is placed and started (waiting behind busy workers has no limit)."""
         waited, step, told = 0.0, 5.0, False
@@ -259,16 +259,16 @@ class RayExecutor:
             if not getter.done():
                 getter.cancel()
 
-    def _forget(self, actor) -> None:  # noqa: ANN001 - an actor handle
+    def _forget(self, actor) -> None:
         if actor in self.workers:
             self.workers.remove(actor)
         self.ready.discard(actor)
         try:
             self.ray.kill(actor, no_restart=True)
-        except Exception:  # noqa: BLE001 - already gone
+        except Exception:
             pass
 
-    def _absorb(self, reply) -> None:  # noqa: ANN001 - a WorkerReply
+    def _absorb(self, reply) -> None:
         self._append_logs(reply.logs)
         local_logs = str(self.log_dir)
         for line in reply.events:
@@ -308,13 +308,13 @@ class RayExecutor:
                 for logs in done:
                     if isinstance(logs, dict):
                         self._append_logs(logs)
-        except (asyncio.TimeoutError, Exception):  # noqa: BLE001 - killing them anyway
+        except (TimeoutError, Exception):
             pass
         finally:
             for a in self.workers:
                 try:
                     ray.kill(a, no_restart=True)
-                except Exception:  # noqa: BLE001 - already gone
+                except Exception:
                     pass
             self.workers.clear()
             self.ready.clear()

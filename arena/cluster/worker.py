@@ -71,7 +71,7 @@ class _ReportedGroups(set):
     """``processes.LIVE_GROUPS`` in a worker: each add/discard is also written to the
     reaper."""
 
-    def __init__(self, pipe) -> None:  # noqa: ANN001 - the reaper's stdin (binary)
+    def __init__(self, pipe) -> None:
         super().__init__()
         self.pipe = pipe
 

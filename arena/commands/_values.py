@@ -44,7 +44,7 @@ def cli_value(raw: str) -> bool | int | list[int] | str:
     return raw
 
 
-def cli_int(low: int | None = None, high: int | None = None):  # noqa: ANN201 - argparse type
+def cli_int(low: int | None = None, high: int | None = None):
     """An argparse ``type`` for an integer option in ``[low, high]`` (ASCII digits only)."""
     def parse(raw: str) -> int:
         if not _INT.fullmatch(raw.strip()):

@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _check(args: argparse.Namespace, argv: list[str], presets: list[str],
-                 log_path: Path):  # noqa: ANN202 - SuiteReport
+                 log_path: Path):
     from ..conformance.harness import CheckServer
     from ..conformance.suite import CheckResult, SuiteReport, run_suite
     from ..protocol.errors import ServerStartError
@@ -139,7 +139,7 @@ async def _check(args: argparse.Namespace, argv: list[str], presets: list[str],
         await server.stop()
 
 
-async def _spawn(argv: list[str], address: str, token: str, log_path: Path):  # noqa: ANN202
+async def _spawn(argv: list[str], address: str, token: str, log_path: Path):
     from ..tournament.config import BotEntry
     from ..tournament.pool import LIVE_GROUPS, bot_argv
     entry = BotEntry(name="checked-bot", command=argv)
@@ -156,7 +156,7 @@ async def _spawn(argv: list[str], address: str, token: str, log_path: Path):  # 
     return proc
 
 
-def _no_bot(proc, log_path: Path, timeout_s: float) -> str:  # noqa: ANN001
+def _no_bot(proc, log_path: Path, timeout_s: float) -> str:
     from ..tournament.pool import last_log_line
     if proc is not None and proc.returncode is not None:
         last = last_log_line(log_path)

@@ -63,7 +63,7 @@ def _seat(record: MatchRecord, text: str | None) -> int | None:
     raise UserError(f"--seat {clean(text)!r} {what}; seats: {shown}")
 
 
-def _emit(text: str, stream=None) -> None:  # noqa: ANN001 - a text stream
+def _emit(text: str, stream=None) -> None:
     """Write text; characters the stream cannot encode are written as escapes."""
     stream = stream or sys.stdout
     try:

@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         return _run(args, cfg, out, web)
 
 
-def _run(args: argparse.Namespace, cfg, out: Path,  # noqa: ANN001 - TournamentConfig
+def _run(args: argparse.Namespace, cfg, out: Path,
          web: tuple[str, int] | None) -> int:
     from ..tournament.runner import run_tournament
     try:

@@ -61,7 +61,7 @@ class BotStream:
             raise ConnectionError("the stream has ended")
         try:
             await self._context.write(data)
-        except Exception:  # noqa: BLE001 - any transport failure ends the check
+        except Exception:
             raise ConnectionError("the stream ended (the bot closed it or exited)") from None
         return sent
 
@@ -132,7 +132,7 @@ class CheckServer:
             await self._server.stop(1.0)
             self._server = None
 
-    async def _play(self, _requests, context: grpc.aio.ServicerContext) -> None:  # noqa: ANN001
+    async def _play(self, _requests, context: grpc.aio.ServicerContext) -> None:
         try:
             raw = await asyncio.wait_for(context.read(), 30)
         except TimeoutError:
@@ -194,6 +194,6 @@ class CheckServer:
                 stream.inbox.put_nowait(Incoming(msg, raw, time.monotonic()))
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # noqa: BLE001 - the transport ended the stream
+        except Exception as exc:
             reason = f"the stream broke ({type(exc).__name__})"
         stream.inbox.put_nowait(Ended(reason))

@@ -101,7 +101,7 @@ class _Driver:
             time_per_decision_ms=self.time_ms)))
         return match_id
 
-    async def end_match(self, match_id: str, scores=(0, 0, 0), placings=(1, 1, 1)) -> None:  # noqa: ANN001
+    async def end_match(self, match_id: str, scores=(0, 0, 0), placings=(1, 1, 1)) -> None:
         await self.send(pb.ArenaMessage(match_end=pb.MatchEnd(
             match_id=match_id, scores=list(scores), placings=list(placings),
             reason="conformance-check")))

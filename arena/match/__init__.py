@@ -4,6 +4,19 @@ from .bot import Bot, BotFault, DecisionRequest, LocalBot, MatchEnd, MatchInfo, 
 from .runner import (FAULT_KINDS, DecisionLog, MatchResult, MatchSpec, fallback_action,
                      placings_with_forfeits, run_match)
 
-__all__ = ["Bot", "BotFault", "DecisionRequest", "LocalBot", "MatchEnd", "MatchInfo", "Policy",
-           "FAULT_KINDS", "DecisionLog", "MatchResult", "MatchSpec", "fallback_action",
-           "placings_with_forfeits", "run_match"]
+__all__ = [
+                     "FAULT_KINDS",
+                     "Bot",
+                     "BotFault",
+                     "DecisionLog",
+                     "DecisionRequest",
+                     "LocalBot",
+                     "MatchEnd",
+                     "MatchInfo",
+                     "MatchResult",
+                     "MatchSpec",
+                     "Policy",
+                     "fallback_action",
+                     "placings_with_forfeits",
+                     "run_match",
+]

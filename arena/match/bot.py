@@ -68,7 +68,7 @@ class DecisionRequest:
         ValueError: neither a view nor a state and seat were given.
     """
 
-    __slots__ = ("request_id", "match_id", "time_ms", "state", "seat", "_view")
+    __slots__ = ("_view", "match_id", "request_id", "seat", "state", "time_ms")
 
     def __init__(self, request_id: int, match_id: str, view: View | None, time_ms: int, *,
                  state: MatchState | None = None, seat: int | None = None) -> None:

@@ -19,7 +19,7 @@ import itertools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 
 from ..rules import MatchState, RulesConfig, action_str
 from ..rules.deal import derive_seed
@@ -138,7 +138,7 @@ def match_end_reason(engine_reason: str | None, forfeited: Sequence[bool]) -> st
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 class _Seat:
@@ -154,14 +154,14 @@ class _Seat:
         self.asked = 0
 
 
-async def _safe(seat: _Seat, coro) -> None:  # noqa: ANN001 - an awaitable of the bot
+async def _safe(seat: _Seat, coro) -> None:
     """Run a notification to a bot; a failure makes it forfeit, never stops the match."""
     try:
         await coro
     except BotFault as exc:
         if exc.kind == "disconnect":
             seat.forfeit = seat.forfeit or f"disconnect: {exc.detail}"
-    except Exception as exc:  # noqa: BLE001 - a bot adapter must never crash the match
+    except Exception as exc:
         seat.forfeit = seat.forfeit or f"error: {type(exc).__name__}: {exc}"
 
 

@@ -424,14 +424,14 @@ class ArenaServer:
                     break
                 try:
                     bot.feed(raw)
-                except Exception:  # noqa: BLE001 - a bug here must not end other sessions
+                except Exception:
                     log.exception("bot %r: internal error handling a message", bot.name)
                 # let the runner that this answer woke go first: posting the next read costs
                 # time, and this bot's next message is at least a decision away
                 await asyncio.sleep(0)
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # noqa: BLE001 - transport errors end the session
+        except Exception as exc:
             reason = f"stream error: {type(exc).__name__}: {exc}"
         bot.connection_lost(reason)
         bot.outbox.put_nowait(CLOSE)

@@ -90,7 +90,7 @@ class _Pending:
     """One decision request on the wire. ``late``: it ended without an answer (the runner's
     timeout cancelled it); ``rejected``: a Rejection was sent for it."""
 
-    __slots__ = ("future", "match_id", "runner_id", "late", "rejected")
+    __slots__ = ("future", "late", "match_id", "rejected", "runner_id")
 
     def __init__(self, future: asyncio.Future[str] | None, match_id: str,
                  runner_id: int) -> None:
@@ -272,7 +272,7 @@ class RemoteBot(Bot):
         try:
             async with self.write_lock:
                 await self.writer(msg)
-        except Exception as exc:  # noqa: BLE001 - a failed write means the stream is gone
+        except Exception as exc:
             self.connection_lost(f"write failed: {type(exc).__name__}: {exc}")
 
     def _count_bad(self, what: str) -> bool:

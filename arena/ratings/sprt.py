@@ -50,8 +50,17 @@ import numpy as np
 
 from .model import MatchResult
 
-__all__ = ["SprtParameters", "SprtState", "block_score", "elo_to_score", "llr_from_sums",
-           "score_to_elo", "sprt_state", "sequential_test", "VAR0"]
+__all__ = [
+    "VAR0",
+    "SprtParameters",
+    "SprtState",
+    "block_score",
+    "elo_to_score",
+    "llr_from_sums",
+    "score_to_elo",
+    "sequential_test",
+    "sprt_state",
+]
 
 VAR0 = 1.0 / 48.0
 """Variance of the regularising pseudo-block (12 independent comparisons with p = 1/2)."""
@@ -96,7 +105,7 @@ class SprtParameters:
                 raise ValueError(f"{name} must be a finite number, got {v!r}")
         if not self.elo0 < self.elo1:
             raise ValueError(f"elo0 must be below elo1, got elo0={self.elo0}, elo1={self.elo1}")
-        if not (-1000 <= self.elo0 and self.elo1 <= 1000):
+        if not (self.elo0 >= -1000 and self.elo1 <= 1000):
             raise ValueError("elo0 and elo1 must lie within [-1000, 1000]")
         for name in ("alpha", "beta"):
             if not 0.0 < getattr(self, name) < 0.5:

@@ -169,7 +169,7 @@ def _json_line(number: int, line: str) -> object:
                           f"{str(exc)[:120]})") from None
 
 
-def _model(cls: type[BaseModel], number: int, obj: object):  # noqa: ANN202 - cls instance
+def _model(cls: type[BaseModel], number: int, obj: object):
     try:
         return cls.model_validate(obj)
     except ValidationError as exc:

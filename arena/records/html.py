@@ -49,7 +49,7 @@ def _escape(m: re.Match) -> str:
     return ch
 
 
-def script_json(data: object):  # noqa: ANN201 - markupsafe.Markup
+def script_json(data: object):
     """JSON safe to embed inside a ``<script>`` element: no ``</script>``, no ``<!--``, and no
     raw control/format/separator character (each is a ``\\uXXXX`` escape, so the text parses
     to the same value)."""

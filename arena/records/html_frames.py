@@ -38,7 +38,7 @@ def replayer(record: MatchRecord) -> Replayer:
     return Replayer(rules_of(record), record.header.seed.to_seed(), deals)
 
 
-def texts(cards, size: int | None = None) -> list[str | None]:  # noqa: ANN001 - card ints
+def texts(cards, size: int | None = None) -> list[str | None]:
     """Card texts by suit (S H D C), high to low within a suit, padded with None (a card not
     seen, shown face down) up to ``size``."""
     out: list[str | None] = [card_str(c) for c in sorted(cards, key=lambda c: (suit_of(c),
@@ -146,7 +146,7 @@ class _HandFrames:
             step = rep.step(parse_action(d.action))
             self.decision(step, d, taken_before)
 
-    def decision(self, step: Step, d, taken_before: bool) -> None:  # noqa: ANN001
+    def decision(self, step: Step, d, taken_before: bool) -> None:
         rep, L, seat = self.rep, self.L, self.seat
         if step.contract is not None:
             self.contract = contract_name(step.contract)

@@ -40,7 +40,7 @@ def seat_labels(names: tuple[str, ...]) -> tuple[str, str, str]:
                  for s, c in enumerate(cleaned))
 
 
-def show_cards(cards, hidden: int = 0) -> str:  # noqa: ANN001 - iterable of card ints
+def show_cards(cards, hidden: int = 0) -> str:
     """Cards sorted by suit (S H D C) then rank high to low, plus ``hidden`` ``??``."""
     ordered = sorted(cards, key=lambda c: (suit_of(c), -rank_of(c)))
     return " ".join([card_str(c) for c in ordered] + [HIDDEN] * hidden) or "-"
@@ -92,7 +92,7 @@ class _Text:
         self.cfg = rules_of(record)
         self.forfeit_shown: set[int] = set()
 
-    def seats(self, values, fmt: str = "{}") -> str:  # noqa: ANN001 - per-seat values
+    def seats(self, values, fmt: str = "{}") -> str:
         return ", ".join(f"{self.L[s]} {fmt.format(values[s])}" for s in range(3))
 
     def lines(self, only: int | None) -> list[str]:
@@ -211,7 +211,7 @@ class _Text:
             out.append(f"at the first lead your cards: {show_cards(rep.view(me).hand)}")
         return out
 
-    def fault_lines(self, d, hand: int) -> list[str]:  # noqa: ANN001 - DecisionRecord
+    def fault_lines(self, d, hand: int) -> list[str]:
         if self.seat is not None and d.seat != self.seat:
             return []
         who = self.L[d.seat]

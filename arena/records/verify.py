@@ -207,7 +207,7 @@ class _Verifier:
         self.same(f"{where}", "exchange events (count)", len(want), len(got))
         self.same(where, "discards", _texts(discards), list(hr.discards))
 
-    def trick(self, hr: HandRecord, number: int, tr) -> None:  # noqa: ANN001 - TrickRecord
+    def trick(self, hr: HandRecord, number: int, tr) -> None:
         where = f"hand {hr.hand}, trick {number}"
         if number > len(hr.tricks):
             raise RecordMismatch(where, "trick", message=f"{where}: missing from the record")

@@ -73,8 +73,17 @@ class ExchangeProgress:
         return_from: the down seat choosing a return (six-contracts trump), else None.
     """
 
-    __slots__ = ("queue", "up", "up_left", "down_left", "voids", "give_to", "batch",
-                 "batch_mask", "return_from")
+    __slots__ = (
+        "batch",
+        "batch_mask",
+        "down_left",
+        "give_to",
+        "queue",
+        "return_from",
+        "up",
+        "up_left",
+        "voids",
+    )
 
     def __init__(self, queue: list[int], down_left: list[int]) -> None:
         self.queue = queue

@@ -125,8 +125,7 @@ def _tie_break_start(cfg: RulesConfig, hand_number: int, scores: Sequence[int],
         pa, pb, pc = hand_points[i]
         a, b, c = a - pa, b - pb, c - pc                 # the scores after hand n - back - 1
         top = a if a >= b else b
-        if top < c:
-            top = c
+        top = max(top, c)
         if back == window or (a == top) + (b == top) + (c == top) < 2:
             return start, reason
         back += 1

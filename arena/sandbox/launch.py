@@ -276,7 +276,7 @@ class Launcher:
                     kids = children(table)
                     for sup in live:
                         sup.read(table, kids)
-                except Exception:  # noqa: BLE001 - the limits must keep being enforced
+                except Exception:
                     log.exception("sandbox supervisor: reading /proc failed")
             await asyncio.sleep(TICK_S)
 

@@ -39,7 +39,20 @@ from .client import run
 from .player import Player
 
 __all__ = [
-    "Player", "run", "View", "MatchInfo", "MatchEnd", "Decision", "MatchState", "RulesConfig",
-    "make_config", "sample_state", "action_str", "parse_action", "card_str", "parse_card",
-    "rank_of", "suit_of",
+                     "Decision",
+                     "MatchEnd",
+                     "MatchInfo",
+                     "MatchState",
+                     "Player",
+                     "RulesConfig",
+                     "View",
+                     "action_str",
+                     "card_str",
+                     "make_config",
+                     "parse_action",
+                     "parse_card",
+                     "rank_of",
+                     "run",
+                     "sample_state",
+                     "suit_of",
 ]

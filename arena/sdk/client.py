@@ -200,7 +200,7 @@ class _Session:
                  " / ".join(info.names))
         try:
             self.player.on_match_start(info)
-        except Exception:  # noqa: BLE001 - the bot's bug must not end the session
+        except Exception:
             log.exception("on_match_start raised")
 
     def _on_match_end(self, m: pb.MatchEnd) -> None:
@@ -215,7 +215,7 @@ class _Session:
                  list(end.scores), list(end.placings))
         try:
             self.player.on_match_end(end)
-        except Exception:  # noqa: BLE001
+        except Exception:
             log.exception("on_match_end raised")
 
     def _on_decision(self, req: pb.DecisionRequest) -> None:
@@ -233,7 +233,7 @@ class _Session:
         self.player.request_time_ms = req.time_ms
         try:
             action = self.player.decide(view)
-        except Exception as exc:  # noqa: BLE001 - reported to the arena as this request's error
+        except Exception as exc:
             log.exception("decide raised on request %d", rid)
             self.error(rid, _describe(exc))
             return
@@ -250,7 +250,7 @@ class _Session:
         self.awaiting = None
         try:
             action = await pending
-        except Exception as exc:  # noqa: BLE001 - reported to the arena as this request's error
+        except Exception as exc:
             log.exception("decide raised on request %d", rid)
             self.error(rid, _describe(exc))
             return

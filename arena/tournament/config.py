@@ -61,7 +61,7 @@ from ..rules import RulesConfig, config_from_options
 from ..rules.config import PRESETS
 from ..safetext import printable
 from ..sandbox.config import BotSandbox, SandboxConfig
-from .problems import MAX_MATCHES, Problem, cross_problems, field_problems  # noqa: F401 (re-exported)
+from .problems import MAX_MATCHES, Problem, cross_problems, field_problems
 
 
 class ConfigError(UserError):
@@ -165,7 +165,7 @@ class ServerSection(_Strict):
                 raise ValueError(f"{field}: no such file: {path}")
         return self
 
-    def tls_config(self):  # noqa: ANN201 - arena.protocol.tls.TlsConfig | None (lazy import)
+    def tls_config(self):
         """The server's :class:`arena.protocol.tls.TlsConfig`, None without TLS."""
         if self.tls_cert is None or self.tls_key is None:
             return None

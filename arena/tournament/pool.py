@@ -33,7 +33,7 @@ import signal
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 from typing import Protocol
 
@@ -46,8 +46,15 @@ from .peercheck import check_peer
 from .processes import LIVE_GROUPS, describe_exit, kill_all_now, spawn, terminate
 from .reaper import INSTANCE_ENV, ProcessRecord, kill_leftovers, start_ticks
 
-__all__ = ["BotPool", "LIVE_GROUPS", "UnavailableBot", "bot_argv", "kill_all_now",
-           "last_log_line", "safe_filename"]
+__all__ = [
+    "LIVE_GROUPS",
+    "BotPool",
+    "UnavailableBot",
+    "bot_argv",
+    "kill_all_now",
+    "last_log_line",
+    "safe_filename",
+]
 
 log = logging.getLogger("arena.tournament")
 
@@ -165,12 +172,12 @@ class BotPool:
             plain processes under the supervisor).
     """
 
-    def __init__(self, server, entries: Sequence[BotEntry], address: str,  # noqa: ANN001
+    def __init__(self, server, entries: Sequence[BotEntry], address: str,
                  log_dir: Path, *, slots: int, register_timeout_s: float, max_crashes: int,
                  on_event: Callable[[str], None] = lambda msg: None,
                  tracker: ProcessTracker | None = None,
                  extra_env: dict[str, str] | None = None,
-                 launcher=None) -> None:  # noqa: ANN001 - an arena.sandbox.Launcher
+                 launcher=None) -> None:
         self.server = server
         self.launcher = launcher
         self.address = address
@@ -265,7 +272,7 @@ class BotPool:
         if e.remote:
             try:
                 bot = await self.server.wait_for_bot(e.token, self.register_timeout_s)
-            except Exception:  # noqa: BLE001 - the server's typed timeout / token errors
+            except Exception:
                 reason = (f"remote bot {e.name!r} did not connect within "
                           f"{self.register_timeout_s:g} s")
                 self._crash(st, reason, no_show=True)
@@ -384,4 +391,4 @@ class BotPool:
 
 
 def _stamp() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")

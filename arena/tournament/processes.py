@@ -81,7 +81,7 @@ async def terminate(proc: asyncio.subprocess.Process, grace_s: float = TERM_GRAC
             _signal(proc.pid, signal.SIGTERM)
             try:
                 await asyncio.wait_for(proc.wait(), grace_s + 1.0)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 _signal(proc.pid, signal.SIGKILL, group=True)
                 await proc.wait()
         _signal(proc.pid, signal.SIGKILL, group=True)   # anything left in the group

@@ -18,7 +18,7 @@ Tables, in the tournament's ``results.sqlite`` (:mod:`arena.tournament.store`):
 from __future__ import annotations
 
 import sqlite3
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 
 from .reaper import ProcessRecord, kill_leftovers
 
@@ -43,7 +43,7 @@ class ProcessTable:
     # ----- bot processes --------------------------------------------------------------------
     def spawned(self, instance: str, bot: str, pgid: int, start_ticks: int) -> None:
         """Record a bot instance whose process group ``pgid`` started at ``start_ticks``."""
-        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        now = datetime.now(UTC).isoformat(timespec="seconds")
         self.db.execute("INSERT OR REPLACE INTO bot_processes VALUES (?, ?, ?, ?, ?)",
                         (instance, bot, pgid, start_ticks, now))
 

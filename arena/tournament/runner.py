@@ -485,7 +485,7 @@ async def _shutdown(pool: BotPool, server: ArenaServer, launcher: Launcher | Non
                 sockdir.close()
 
 
-async def _play_one(cfg: TournamentConfig, rules, m: ScheduledMatch,  # noqa: ANN001
+async def _play_one(cfg: TournamentConfig, rules, m: ScheduledMatch,
                     pool: BotPool, launcher: Launcher, events: EventSink | None = None
                     ) -> tuple[MatchResult, list[Usage | None]]:
     spec = MatchSpec(match_id=m.match_id, cfg=rules, seed=m.seed,

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 
 from .. import __version__
@@ -208,7 +208,7 @@ class Store:
                     f"{self.path.parent} holds results of a different tournament (other bots, "
                     "seed, rules or time control); use another --out directory")
             return False
-        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        now = datetime.now(UTC).isoformat(timespec="seconds")
         with self.db:
             self.db.execute("BEGIN")
             self.db.executemany("INSERT INTO meta VALUES (?, ?)", [

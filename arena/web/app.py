@@ -129,7 +129,7 @@ def create_app(state: LiveState, bus: EventBus, *, live: bool) -> Starlette:
         from ..records.html import render_html
         try:
             text = await asyncio.to_thread(lambda: render_html(read_record(path)))
-        except Exception as exc:  # noqa: BLE001 - a damaged record is a page, not a crash
+        except Exception as exc:
             return PlainTextResponse(f"cannot show this record: {type(exc).__name__}",
                                      status_code=500)
         return HTMLResponse(text)
@@ -227,7 +227,7 @@ class WebServer:
         import uvicorn
 
         class _Server(uvicorn.Server):
-            def capture_signals(self):  # noqa: ANN202 - the arena handles signals
+            def capture_signals(self):
                 return contextlib.nullcontext()
 
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET

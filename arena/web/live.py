@@ -26,7 +26,7 @@ def _announce(server: WebServer, what: str) -> None:
               file=sys.stderr, flush=True)
 
 
-async def _start(app, host: str, port: int) -> WebServer:  # noqa: ANN001 - a Starlette app
+async def _start(app, host: str, port: int) -> WebServer:
     server = WebServer(app, host, port)
     try:
         await server.start()

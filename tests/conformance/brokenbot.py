@@ -19,7 +19,7 @@ import time
 import grpc
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
-from arena.protocol._gen.threefiveeight.v1 import arena_pb2 as pb  # noqa: E402
+from arena.protocol._gen.threefiveeight.v1 import arena_pb2 as pb
 
 PLAY = "/threefiveeight.v1.ArenaService/Play"
 

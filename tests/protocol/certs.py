@@ -38,7 +38,7 @@ def _write(directory: Path, stem: str, cert: x509.Certificate,
 
 def make_ca(directory: Path, cn: str) -> tuple[Pair, x509.Certificate, ec.EllipticCurvePrivateKey]:
     key = ec.generate_private_key(ec.SECP256R1())
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     cert = (x509.CertificateBuilder().subject_name(_name(cn)).issuer_name(_name(cn))
             .public_key(key.public_key()).serial_number(x509.random_serial_number())
             .not_valid_before(now - datetime.timedelta(minutes=5))
@@ -55,7 +55,7 @@ def make_ca(directory: Path, cn: str) -> tuple[Pair, x509.Certificate, ec.Ellipt
 def make_leaf(directory: Path, stem: str, ca_cert: x509.Certificate,
               ca_key: ec.EllipticCurvePrivateKey, *, server: bool) -> Pair:
     key = ec.generate_private_key(ec.SECP256R1())
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     usage = ExtendedKeyUsageOID.SERVER_AUTH if server else ExtendedKeyUsageOID.CLIENT_AUTH
     builder = (x509.CertificateBuilder().subject_name(_name(stem))
                .issuer_name(ca_cert.subject).public_key(key.public_key())

@@ -181,7 +181,7 @@ def test_tokens_are_compared_in_constant_time(monkeypatch) -> None:
     calls: list[tuple[bytes, bytes]] = []
     real = server_module.hmac.compare_digest
 
-    def spy(a, b):  # noqa: ANN001
+    def spy(a, b):
         calls.append((a, b))
         return real(a, b)
 

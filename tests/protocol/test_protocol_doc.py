@@ -21,7 +21,7 @@ from arena.protocol.source import PACKAGED_ROOT, PROTO_NAME, proto_path, proto_t
 from arena.rules import MatchState, make_config
 from arena.rules.config import PRESETS
 
-from .helpers import PATIENCE_S, REPO_ROOT, RawClient, run, started_server
+from .helpers import PATIENCE_S, REPO_ROOT, run
 from .test_server import _connected, _next, _request
 
 DOC = (REPO_ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")

@@ -100,7 +100,7 @@ def test_silent_client_is_dropped_after_the_registration_timeout() -> None:
 
 
 def test_package_exports_the_server_api() -> None:
-    import arena.protocol as protocol
+    from arena import protocol
     from arena.protocol.server import ArenaServer
     from arena.protocol.session import RemoteBot
 

@@ -41,7 +41,7 @@ def dump_dom(exe: str, url: str, timeout: float = 60) -> str:
     return proc.stdout.decode("utf-8")
 
 
-def playwright_browser(exe: str):  # noqa: ANN201 - (Playwright, playwright Browser)
+def playwright_browser(exe: str):
     """Start Playwright and launch ``exe`` (Debian's chromium; Playwright's own browser
     download is never used). Returns ``(pw, browser)``; stop with ``browser.close();
     pw.stop()``. Raises ImportError when the ``playwright`` package is missing."""

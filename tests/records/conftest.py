@@ -35,7 +35,7 @@ def browser_page(chromium_browser):
             if m.type in ("error", "warning") else None)
     page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
 
-    def on_dialog(d):  # noqa: ANN001 - playwright Dialog
+    def on_dialog(d):
         problems.append(f"dialog {d.type}: {d.message}")
         d.dismiss()
     page.on("dialog", on_dialog)

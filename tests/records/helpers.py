@@ -20,19 +20,19 @@ class RandomPolicy:
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
 
-    def decide(self, view) -> int:  # noqa: ANN001 - View
+    def decide(self, view) -> int:
         return self.rng.choice(view.legal_actions)
 
 
 class FaultyPolicy(RandomPolicy):
     """Random, but answers ``bad`` (an illegal code) or raises on chosen decision numbers."""
 
-    def __init__(self, seed: int, illegal_at=(), raise_at=()) -> None:  # noqa: ANN001
+    def __init__(self, seed: int, illegal_at=(), raise_at=()) -> None:
         super().__init__(seed)
         self.n = 0
         self.illegal_at, self.raise_at = set(illegal_at), set(raise_at)
 
-    def decide(self, view) -> int:  # noqa: ANN001 - View
+    def decide(self, view) -> int:
         self.n += 1
         if self.n in self.raise_at:
             raise RuntimeError(f"boom <b>{self.n}</b>")
@@ -42,7 +42,7 @@ class FaultyPolicy(RandomPolicy):
 
 
 def play(preset: str = "sergeant-major", seed: int | str | bytes = 1, *, hand_cap: int = 2,
-         names=NAMES, policies=None, match_id: str = "m1", **spec) -> MatchResult:  # noqa: ANN001
+         names=NAMES, policies=None, match_id: str = "m1", **spec) -> MatchResult:
     """Run one short match in-process with random (or given) policies."""
     cfg = make_config(preset, hand_cap=hand_cap)
     policies = policies or [RandomPolicy(i + 3 * len(preset)) for i in range(3)]

@@ -19,7 +19,7 @@ def rec_file(tmp_path_factory):
     return path
 
 
-def run(capsys, *argv):  # noqa: ANN002
+def run(capsys, *argv):
     code = main(["replay", *map(str, argv)])
     out, err = capsys.readouterr()
     return code, out, err

@@ -81,7 +81,7 @@ class _Dom(HTMLParser):
         self.caption_open = False
         self.caption = ""
 
-    def handle_starttag(self, tag, attrs):  # noqa: ANN001
+    def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         cls = (a.get("class") or "").split()
         if tag == "body":
@@ -98,10 +98,10 @@ class _Dom(HTMLParser):
             self.seat = None
         self.caption_open = a.get("id") == "caption"
 
-    def handle_endtag(self, tag):  # noqa: ANN001
+    def handle_endtag(self, tag):
         self.caption_open = False
 
-    def handle_data(self, data):  # noqa: ANN001
+    def handle_data(self, data):
         if self.caption_open:
             self.caption += data
 

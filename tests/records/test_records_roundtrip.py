@@ -155,7 +155,7 @@ def test_hand_filter_and_record_type():
 class _Strong:
     """Seat 0's policy for the 12-trick test: trump spades, discard low, play high spades."""
 
-    def decide(self, view) -> int:  # noqa: ANN001 - View
+    def decide(self, view) -> int:
         legal = view.legal_actions
         if view.decision.value == "contract":
             return 60  # trump:S

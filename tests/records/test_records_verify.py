@@ -21,7 +21,7 @@ def clean_file(tmp_path_factory):
     return path
 
 
-def tampered(tmp_path, src, edit) -> RecordMismatch:  # noqa: ANN001
+def tampered(tmp_path, src, edit) -> RecordMismatch:
     """Apply ``edit(objs)`` to a copy of ``src`` and return the verification error."""
     objs = load_lines(src)
     edit(objs)

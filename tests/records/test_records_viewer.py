@@ -29,7 +29,7 @@ def shown(card: str) -> str:
     return card[:-1] + SUIT[card[-1]]
 
 
-def _record(tmp_path_factory, preset: str, seed: int):  # noqa: ANN202
+def _record(tmp_path_factory, preset: str, seed: int):
     path = tmp_path_factory.mktemp("viewer") / f"{preset}.jsonl"
     write_record(record_from_result(play(preset, seed=seed, hand_cap=3, names=HOSTILE,
                                          match_id="m</script><b>1")), path)
@@ -50,7 +50,7 @@ def sc(tmp_path_factory):
     return _record(tmp_path_factory, "six-contracts", 5)
 
 
-def page_of(record, tmp_path_factory, seat=None):  # noqa: ANN001, ANN201
+def page_of(record, tmp_path_factory, seat=None):
     path = tmp_path_factory.mktemp("page") / "replay.html"
     path.write_text(render_html(record, seat=seat), encoding="utf-8")
     return path
@@ -72,7 +72,7 @@ def hand_start(record, hand: int) -> int:
     return sum(1 + len(hr.decisions) for hr in record.hands[:hand - 1])
 
 
-def engine_at(record, step: int):  # noqa: ANN201 - MatchState
+def engine_at(record, step: int):
     """The engine state the page shows at ``step`` (not at a hand's last step: the engine has
     dealt the next hand by then)."""
     deals = {hr.hand: deal_from_seats(tuple(tuple(map(parse_card, hr.dealt[s]))

@@ -77,7 +77,7 @@ def processes_with_arg(arg: str) -> list[int]:
     return found
 
 
-def wait_until(pred, timeout_s: float = 20.0) -> bool:  # noqa: ANN001
+def wait_until(pred, timeout_s: float = 20.0) -> bool:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if pred():

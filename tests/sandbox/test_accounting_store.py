@@ -16,7 +16,7 @@ from arena.tournament.store import ResultRow, Store
 NAMES = ["a", "b", "c"]
 
 
-def _row(m, cpu=(None, None, None), peak=(None, None, None)) -> ResultRow:  # noqa: ANN001
+def _row(m, cpu=(None, None, None), peak=(None, None, None)) -> ResultRow:
     return ResultRow(m.match_id, m.block_id, m.seats, "normal", (1, 2, 3), (3, 0, -3),
                      (0, 0, 0), (False, False, False), (None, None, None), "hand-cap", 1,
                      (10, 20, 40), (5.0, 5.0, 5.0), f"records/{m.match_id}.jsonl.gz", cpu, peak)

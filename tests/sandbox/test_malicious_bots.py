@@ -27,7 +27,7 @@ from .helpers import (SECRET, attack_config, free_port, needs_bwrap, processes_w
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 
-def play(tmp: Path, text: str, capfd) -> tuple[object, str, str, list]:  # noqa: ANN001
+def play(tmp: Path, text: str, capfd) -> tuple[object, str, str, list]:
     """Run the tournament of ``text`` in-process; returns (outcome, stderr, the attacker's
     log, stored results)."""
     cfg = parse_config(text, "t.toml")

@@ -25,8 +25,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-from arena.rules import Decision  # noqa: E402
-from arena.sdk import MatchEnd, MatchInfo, Player, View, run  # noqa: E402
+from arena.rules import Decision
+from arena.sdk import MatchEnd, MatchInfo, Player, View, run
 
 
 def emit(event: str, **data: object) -> None:

@@ -22,8 +22,8 @@ import time
 import grpc
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
-from arena.protocol._gen.threefiveeight.v1 import arena_pb2 as pb  # noqa: E402
-from arena.rules import card_str  # noqa: E402
+from arena.protocol._gen.threefiveeight.v1 import arena_pb2 as pb
+from arena.rules import card_str
 
 
 def main() -> int:

@@ -49,7 +49,7 @@ CASES = [
     (GOOD.replace("seed = 1", "seed = 1\ndeals_per_table = 100000") + "".join(
         f'[[bots]]\nname = "x{i}"\ncommand = ["x"]\n' for i in range(3)),
      "the schedule would have 12,000,000 matches"),
-    (GOOD.split('[[bots]]\nname = "c"')[0], "a tournament needs at least 3 bots, got 2"),
+    (GOOD.split('[[bots]]\nname = "c"', maxsplit=1)[0], "a tournament needs at least 3 bots, got 2"),
     (GOOD + '[[bots]]\nname = "d"\n', "bots[3] (bot 'd'): needs a command"),
     (GOOD + '[[bots]]\nname = "d"\nremote = true\n', "bots[3] (bot 'd'): a remote bot needs a token"),
     (GOOD + "[time]\nper_decision_ms = 0\n", "time.per_decision_ms: Input should be greater"),

@@ -74,7 +74,7 @@ def test_token_only_in_the_environment_and_placeholders_still_work(tmp_path):
         "explicit", [*TESTBOT, "--arena", "{arena}", "--token", "{token}"], tag)
     seen: list[tuple[list[str], dict[str, str]]] = []
 
-    def inspect(_match) -> None:  # noqa: ANN001 - called by the runner after each match
+    def inspect(_match) -> None:
         for pid in tagged_processes(tag):
             try:
                 seen.append((_cmdline(pid), _environ(pid)))

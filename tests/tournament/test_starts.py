@@ -113,7 +113,7 @@ def test_max_crashes_disqualifies_when_the_count_reaches_n(n, tmp_path):
 
 
 class _Illegal:
-    def decide(self, view):  # noqa: ANN001
+    def decide(self, view):
         return 999
 
 
@@ -121,7 +121,7 @@ class _Random:
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
 
-    def decide(self, view):  # noqa: ANN001
+    def decide(self, view):
         return self.rng.choice(view.legal_actions)
 
 

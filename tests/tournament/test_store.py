@@ -165,9 +165,8 @@ def test_damaged_result_row_is_one_line_naming_the_match(tmp_path, capsys, colum
     assert main(["ratings", str(tmp_path)]) == 2
     err = one_error_line(capsys)
     assert f"the stored result of match '{victim}' is damaged (" in err and expected in err
-    with pytest.raises(StoreError, match=victim):
-        with open_existing(tmp_path) as store:
-            store.results()
+    with pytest.raises(StoreError, match=victim), open_existing(tmp_path) as store:
+        store.results()
 
 
 @pytest.mark.parametrize("column,value,expected", [

@@ -14,7 +14,7 @@ import random
 import sys
 
 
-def main(attack) -> None:  # noqa: ANN001
+def main(attack) -> None:
     when = os.environ.get("ATTACK_WHEN", "start")
     if when == "start":
         print(f"ATTACK SUCCEEDED: {attack()}", flush=True)
@@ -24,7 +24,7 @@ def main(attack) -> None:  # noqa: ANN001
         name = "attacker"
         attacked = False
 
-        def decide(self, view):  # noqa: ANN001, ANN201
+        def decide(self, view):
             if when == "decide" and not self.attacked:
                 self.attacked = True
                 print(f"ATTACK SUCCEEDED: {attack()}", flush=True)
