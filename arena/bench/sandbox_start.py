@@ -52,7 +52,7 @@ async def _start_once(mode: str, tmp: Path) -> float:
             elapsed = time.perf_counter() - t0
             if inst is None:
                 raise RuntimeError(f"the bot did not start in mode {mode}: "
-                                   f"{getattr(bot, 'gone_reason', '')}")
+                                   f"{bot.gone_reason or ''}")
             return elapsed * 1000
         finally:
             await pool.close()

@@ -1,22 +1,25 @@
 """Match runner and the bot interface (arena layer above the pure rules engine)."""
 
 from .bot import Bot, BotFault, DecisionRequest, LocalBot, MatchEnd, MatchInfo, Policy
-from .runner import (FAULT_KINDS, DecisionLog, MatchResult, MatchSpec, fallback_action,
+from .faults import FAULT_KINDS, FaultKind, Forfeit
+from .runner import (DecisionLog, MatchResult, MatchSpec, fallback_action,
                      placings_with_forfeits, run_match)
 
 __all__ = [
-                     "FAULT_KINDS",
-                     "Bot",
-                     "BotFault",
-                     "DecisionLog",
-                     "DecisionRequest",
-                     "LocalBot",
-                     "MatchEnd",
-                     "MatchInfo",
-                     "MatchResult",
-                     "MatchSpec",
-                     "Policy",
-                     "fallback_action",
-                     "placings_with_forfeits",
-                     "run_match",
+    "FAULT_KINDS",
+    "Bot",
+    "BotFault",
+    "DecisionLog",
+    "DecisionRequest",
+    "FaultKind",
+    "Forfeit",
+    "LocalBot",
+    "MatchEnd",
+    "MatchInfo",
+    "MatchResult",
+    "MatchSpec",
+    "Policy",
+    "fallback_action",
+    "placings_with_forfeits",
+    "run_match",
 ]

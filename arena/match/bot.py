@@ -15,6 +15,7 @@ from typing import Protocol
 
 from ..rules import MatchState, RulesConfig
 from ..rules.view import View
+from .faults import FaultKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,15 +98,16 @@ class BotFault(Exception):
     """A bot failed to answer properly.
 
     Attributes:
-        kind: ``"malformed"`` (an answer that is not an action), ``"error"`` (the bot reported
-            an exception), ``"disconnect"`` (stream closed / process gone), ``"crash"``.
+        kind: ``FaultKind.MALFORMED`` (an answer that is not an action), ``ERROR`` (the bot
+            reported an exception), ``DISCONNECT`` (stream closed / process gone: a crash);
+            a plain string is converted (``ValueError`` if it names no :class:`FaultKind`).
         detail: human-readable explanation for the logs and the record.
         answer: what the bot answered, when it answered something unusable (else None).
     """
 
-    def __init__(self, kind: str, detail: str, answer: str | None = None) -> None:
-        super().__init__(f"{kind}: {detail}")
-        self.kind = kind
+    def __init__(self, kind: FaultKind, detail: str, answer: str | None = None) -> None:
+        self.kind = FaultKind(kind)
+        super().__init__(f"{self.kind}: {detail}")
         self.detail = detail
         self.answer = answer
 
@@ -117,9 +119,14 @@ class Bot(abc.ABC):
 
     name: str = "bot"
     version: str = ""
+    #: why the bot is gone (never started, disqualified...), once it is not :attr:`alive`:
+    #: recorded verbatim as the forfeit reason of the seats it then forfeits; None: unknown
+    #: (recorded as ``"disconnect: bot is gone"``)
+    gone_reason: str | None = None
 
     async def start_match(self, info: MatchInfo) -> None:
         """Announce a match (default: nothing)."""
+        return None   # a default hook, not an abstract method
 
     @abc.abstractmethod
     async def decide(self, request: DecisionRequest) -> int:
@@ -133,10 +140,13 @@ class Bot(abc.ABC):
         """
 
     async def reject(self, request_id: int, reason: str, detail: str) -> None:
-        """Tell the bot its answer was rejected (illegal, late, malformed) and why."""
+        """Tell the bot its answer was rejected (illegal, late, malformed) and why (default:
+        nothing)."""
+        return None   # a default hook, not an abstract method
 
     async def end_match(self, info: MatchEnd) -> None:
         """Announce the end of a match (default: nothing)."""
+        return None   # a default hook, not an abstract method
 
     @property
     def alive(self) -> bool:
@@ -175,11 +185,11 @@ class LocalBot(Bot):
             else:
                 action = self.policy.decide(request.view)
         except Exception as exc:  # a bot's own bug is a fault, not an arena crash
-            raise BotFault("error", f"{type(exc).__name__}: {exc}") from exc
+            raise BotFault(FaultKind.ERROR, f"{type(exc).__name__}: {exc}") from exc
         finally:
             self.think_s += time.perf_counter() - t0
         if type(action) is not int:
-            raise BotFault("malformed", f"policy returned {action!r}, not an action code",
+            raise BotFault(FaultKind.MALFORMED, f"policy returned {action!r}, not an action code",
                            repr(action)[:200])
         return action
 

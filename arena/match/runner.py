@@ -17,20 +17,21 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, UTC
+from typing import TypeVar
 
 from ..rules import MatchState, RulesConfig, action_str
 from ..rules.deal import derive_seed
 from ..rules.state import DealSource
 from .bot import Bot, BotFault, DecisionRequest, MatchEnd, MatchInfo
+from .faults import FaultKind, Forfeit
+
+_T = TypeVar("_T")
 
 #: request ids, unique across all matches of this process (a bot may play several at once)
 _REQUEST_IDS = itertools.count(1)
-
-#: fault kinds written to records
-FAULT_KINDS = ("illegal", "timeout", "malformed", "error", "disconnect")
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,7 @@ class DecisionLog:
         hand: hand number (1-based); seat: 0..2; kind: decision kind value (``"play"`` ...).
         action: the action code applied (the bot's, or the fallback's when ``fallback``).
         think_ms: wall time the bot took, milliseconds (None when the bot was not asked).
-        fault: one of :data:`FAULT_KINDS` or None; detail: explanation of the fault.
+        fault: the :class:`FaultKind` or None; detail: explanation of the fault.
         fallback: the applied action came from the fallback.
         answer: what the bot answered when it was rejected (action text), else None.
     """
@@ -76,7 +77,7 @@ class DecisionLog:
     kind: str
     action: int
     think_ms: float | None = None
-    fault: str | None = None
+    fault: FaultKind | None = None
     detail: str | None = None
     fallback: bool = False
     answer: str | None = None
@@ -92,8 +93,7 @@ class MatchResult:
     state: MatchState
     decisions: list[DecisionLog]
     faults: tuple[int, int, int]
-    forfeited: tuple[bool, bool, bool]
-    forfeit_reasons: tuple[str | None, str | None, str | None]
+    forfeits: tuple[Forfeit | None, Forfeit | None, Forfeit | None]
     placings: tuple[int, int, int]
     started_at: str
     ended_at: str
@@ -101,9 +101,21 @@ class MatchResult:
     decisions_asked: tuple[int, int, int] = field(default=(0, 0, 0))
 
     @property
+    def forfeited(self) -> tuple[bool, bool, bool]:
+        """Whether each seat forfeited."""
+        a, b, c = (f is not None for f in self.forfeits)
+        return a, b, c
+
+    @property
+    def forfeit_reasons(self) -> tuple[str | None, str | None, str | None]:
+        """The recorded text of each seat's forfeit (:attr:`Forfeit.detail`), or None."""
+        a, b, c = (None if f is None else f.detail for f in self.forfeits)
+        return a, b, c
+
+    @property
     def scores(self) -> tuple[int, int, int]:
         """Match score per seat."""
-        return tuple(self.state.scores)  # type: ignore[return-value]
+        return _three(self.state.scores)
 
     @property
     def termination(self) -> str:
@@ -121,7 +133,7 @@ def fallback_action(seed: int | str | bytes, index: int, legal: Sequence[int]) -
 def placings_with_forfeits(placings: Sequence[int], forfeited: Sequence[bool]) -> tuple[int, ...]:
     """Competition ranking on (forfeited, engine placing); forfeiting seats share the last
     place (their engine order, played by the fallback, means nothing)."""
-    key = [(True, 0) if f else (False, p) for f, p in zip(forfeited, placings)]
+    key = [(True, 0) if f else (False, p) for f, p in zip(forfeited, placings, strict=True)]
     return tuple(1 + sum(k2 < k for k2 in key) for k in key)
 
 
@@ -147,22 +159,22 @@ class _Seat:
     def __init__(self, bot: Bot, bank_ms: int | None) -> None:
         self.bot = bot
         self.faults = 0
-        self.forfeit: str | None = None
+        self.forfeit: Forfeit | None = None
         #: the time bank left, milliseconds (a float: drawn on by measured overruns)
         self.bank_ms: float | None = bank_ms
         self.think_ms = 0.0
         self.asked = 0
 
 
-async def _safe(seat: _Seat, coro) -> None:
+async def _safe(seat: _Seat, coro: Awaitable[None]) -> None:
     """Run a notification to a bot; a failure makes it forfeit, never stops the match."""
     try:
         await coro
     except BotFault as exc:
-        if exc.kind == "disconnect":
-            seat.forfeit = seat.forfeit or f"disconnect: {exc.detail}"
+        if exc.kind is FaultKind.DISCONNECT:
+            seat.forfeit = seat.forfeit or Forfeit.disconnect(exc.detail)
     except Exception as exc:
-        seat.forfeit = seat.forfeit or f"error: {type(exc).__name__}: {exc}"
+        seat.forfeit = seat.forfeit or Forfeit.error(f"{type(exc).__name__}: {exc}")
 
 
 async def _ask(spec: MatchSpec, seat: _Seat, state: MatchState, request_id: int,
@@ -176,34 +188,38 @@ async def _ask(spec: MatchSpec, seat: _Seat, state: MatchState, request_id: int,
     allowed_ms = spec.time_ms + int(seat.bank_ms or 0)
     req = DecisionRequest(request_id, spec.match_id, None, allowed_ms, state=state, seat=s)
     t0 = time.perf_counter()
-    fault = detail = answer = None
+    fault: FaultKind | None = None
+    detail: str | None = None
+    answer: str | None = None
     action: int | None = None
     try:
         # asyncio.timeout (not wait_for): no extra task per decision on the hot path
         async with asyncio.timeout((allowed_ms + spec.grace_ms) / 1000):
             action = await seat.bot.decide(req)
     except TimeoutError:
-        fault, detail = "timeout", f"no answer within {allowed_ms} ms + {spec.grace_ms} ms grace"
+        fault = FaultKind.TIMEOUT
+        detail = f"no answer within {allowed_ms} ms + {spec.grace_ms} ms grace"
     except BotFault as exc:
-        fault, detail = (exc.kind if exc.kind in FAULT_KINDS else "error"), exc.detail
-        answer = exc.answer
+        fault, detail, answer = exc.kind, exc.detail, exc.answer
     think = (time.perf_counter() - t0) * 1000
     seat.think_ms += think
     seat.asked += 1
     if seat.bank_ms is not None:
         seat.bank_ms = max(0, seat.bank_ms - max(0.0, think - spec.time_ms))
-    if fault is None and not state.is_legal(action):
-        answer = action_str(action) if isinstance(action, int) and _printable(action) else repr(action)
-        fault, detail = "illegal", f"{answer} is not legal in phase {kind}"
     if fault is None:
-        return DecisionLog(hand, s, kind, action, think)
+        if action is not None and state.is_legal(action):
+            return DecisionLog(hand, s, kind, action, think)
+        answer = action_str(action) if isinstance(action, int) and _printable(action) \
+            else repr(action)
+        fault, detail = FaultKind.ILLEGAL, f"{answer} is not legal in phase {kind}"
+    detail = detail or ""
     seat.faults += 1
-    if fault == "disconnect":
-        seat.forfeit = f"disconnect: {detail}"
+    if fault is FaultKind.DISCONNECT:
+        seat.forfeit = Forfeit.disconnect(detail)
     elif seat.faults >= spec.max_faults:
-        seat.forfeit = f"{spec.max_faults} faults (last: {fault})"
-    if fault != "disconnect":
-        reason = "late" if fault == "timeout" else fault
+        seat.forfeit = Forfeit.too_many_faults(spec.max_faults, fault)
+    if fault is not FaultKind.DISCONNECT:
+        reason = "late" if fault is FaultKind.TIMEOUT else str(fault)
         await _safe(seat, seat.bot.reject(request_id, reason, detail))
     chosen = fallback_action(spec.seed, index, legal)
     return DecisionLog(hand, s, kind, chosen, think, fault, detail, True, answer)
@@ -233,9 +249,9 @@ async def run_match(spec: MatchSpec, bots: Sequence[Bot], *,
     started = _now()
     state = MatchState.new(spec.cfg, spec.seed, spec.deals)
     seats = [_Seat(b, spec.time_bank_ms) for b in bots]
-    names = tuple(b.name for b in bots)
+    names = _three([b.name for b in bots])
     for i, seat in enumerate(seats):
-        info = MatchInfo(spec.match_id, spec.cfg, i, names, spec.time_ms)  # type: ignore[arg-type]
+        info = MatchInfo(spec.match_id, spec.cfg, i, names, spec.time_ms)
         await _safe(seat, seat.bot.start_match(info))
     log: list[DecisionLog] = []
     while not state.finished:
@@ -243,8 +259,7 @@ async def run_match(spec: MatchSpec, bots: Sequence[Bot], *,
         seat = seats[s]
         legal = state.legal_actions()
         if seat.forfeit is not None or not seat.bot.alive:
-            seat.forfeit = (seat.forfeit or getattr(seat.bot, "gone_reason", None)
-                            or "disconnect: bot is gone")
+            seat.forfeit = seat.forfeit or Forfeit.gone(seat.bot.gone_reason)
             entry = DecisionLog(state.hand_number, s, state.decision.value,
                                 fallback_action(spec.seed, len(log), legal), fallback=True)
         else:
@@ -253,18 +268,27 @@ async def run_match(spec: MatchSpec, bots: Sequence[Bot], *,
         log.append(entry)
         if on_decision is not None:
             on_decision(entry)
-    forfeited = tuple(seat.forfeit is not None for seat in seats)
-    placings = placings_with_forfeits(state.placings, forfeited)
+    forfeits = _three([seat.forfeit for seat in seats])
+    forfeited = _three([f is not None for f in forfeits])
+    engine_placings = state.placings
+    if engine_placings is None:   # the loop above ends only when the match has ended
+        raise RuntimeError(f"match {spec.match_id}: finished without placings")
+    placings = _three(placings_with_forfeits(engine_placings, forfeited))
     # the bots are told the placings that are recorded and rated, and why they differ
-    end = MatchEnd(spec.match_id, tuple(state.scores), placings,  # type: ignore[arg-type]
+    end = MatchEnd(spec.match_id, _three(state.scores), placings,
                    match_end_reason(state.end_reason, forfeited))
     for seat in seats:
         if seat.forfeit is None or seat.bot.alive:
             await _safe(seat, seat.bot.end_match(end))
     return MatchResult(
-        spec=spec, names=names, versions=tuple(b.version for b in bots), state=state,
-        decisions=log, faults=tuple(seat.faults for seat in seats), forfeited=forfeited,
-        forfeit_reasons=tuple(seat.forfeit for seat in seats),
-        placings=placings, started_at=started,
-        ended_at=_now(), think_ms=tuple(seat.think_ms for seat in seats),
-        decisions_asked=tuple(seat.asked for seat in seats))
+        spec=spec, names=names, versions=_three([b.version for b in bots]), state=state,
+        decisions=log, faults=_three([seat.faults for seat in seats]), forfeits=forfeits,
+        placings=placings, started_at=started, ended_at=_now(),
+        think_ms=_three([seat.think_ms for seat in seats]),
+        decisions_asked=_three([seat.asked for seat in seats]))
+
+
+def _three(values: Sequence[_T]) -> tuple[_T, _T, _T]:
+    """``values`` (one per seat) as a 3-tuple."""
+    a, b, c = values
+    return a, b, c

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from google.protobuf.message import DecodeError
 
 from ..match.bot import Bot, BotFault, DecisionRequest, MatchEnd, MatchInfo
+from ..match.faults import FaultKind
 from ._gen.threefiveeight.v1 import arena_pb2 as pb
 from .convert import (
     ConversionError,
@@ -145,8 +146,8 @@ class RemoteBot(Bot):
 
     def _check_alive(self) -> None:
         if not self._alive:
-            raise BotFault("disconnect", f"bot {self.name!r} is disconnected "
-                                         f"({self._closed_reason})")
+            raise BotFault(FaultKind.DISCONNECT, f"bot {self.name!r} is disconnected "
+                                                 f"({self._closed_reason})")
 
     async def start_match(self, info: MatchInfo) -> None:
         """Send ``MatchStart``. Raises ``BotFault("disconnect")`` when the bot is gone."""
@@ -194,7 +195,7 @@ class RemoteBot(Bot):
         try:
             return action_from_text(text)
         except ConversionError as exc:
-            raise BotFault("malformed", str(exc)[:_MAX_TEXT], text[:_MAX_TEXT]) from None
+            raise BotFault(FaultKind.MALFORMED, str(exc)[:_MAX_TEXT], text[:_MAX_TEXT]) from None
 
     async def reject(self, request_id: int, reason: str, detail: str) -> None:
         """Send a ``Rejection`` for the runner's ``request_id`` (see the module docstring for
@@ -255,7 +256,8 @@ class RemoteBot(Bot):
         log.info("bot %r disconnected: %s", self.name, reason)
         for pend in self._pending.values():
             if not pend.future.done():
-                pend.future.set_exception(BotFault("disconnect", f"bot {self.name!r}: {reason}"))
+                pend.future.set_exception(
+                    BotFault(FaultKind.DISCONNECT, f"bot {self.name!r}: {reason}"))
                 pend.future.exception()  # no "never retrieved" warning if nobody awaits it
         if not self.done.done():
             self.done.set_result(reason)
@@ -340,6 +342,6 @@ class RemoteBot(Bot):
         message = message[:_MAX_TEXT]
         pend = self._pending.pop(wid, None)
         if pend is not None and not pend.future.done():
-            pend.future.set_exception(BotFault("error", message or "bot reported an error"))
+            pend.future.set_exception(BotFault(FaultKind.ERROR, message or "bot reported an error"))
             return
         self._count_bad(f"reported an error{f' for request {wid}' if wid else ''}: {message}")

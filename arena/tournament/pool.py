@@ -39,6 +39,7 @@ from typing import Protocol
 
 from ..match import Bot
 from ..match.bot import DecisionRequest
+from ..match.faults import FaultKind, Forfeit
 from ..protocol.errors import redact
 from ..safetext import printable
 from .config import BotEntry
@@ -225,19 +226,21 @@ class BotPool:
                     return None, UnavailableBot(name, reason)
             return inst, inst.bot
 
-        leased = dict(zip(slots, await asyncio.gather(*(ready(n) for n in slots))))
+        leased = dict(zip(slots, await asyncio.gather(*(ready(n) for n in slots)), strict=True))
         return [(n, *leased[n]) for n in names]
 
-    async def release(self, name: str, inst: Instance | None, forfeit: str | None) -> None:
+    async def release(self, name: str, inst: Instance | None, forfeit: Forfeit | None) -> None:
         """Give an instance back after a match; a dead one counts a crash, one that forfeited
-        is restarted before its next match."""
+        on a timeout (it may still be busy with the late decision) is restarted before its
+        next match. ``forfeit``: the bot's forfeit in the match, None if it did not forfeit or
+        the match was stopped."""
         st = self.bots[name]
         if inst is not None and not inst.bot.alive:
             where = "" if st.entry.remote else f" (log: {self.log_path(name)})"
             self._crash(st, f"bot {name!r} disconnected or crashed{where}")
             await self._discard(inst)
             inst = None
-        elif (inst is not None and forfeit is not None and "timeout" in forfeit
+        elif (inst is not None and forfeit is not None and forfeit.kind is FaultKind.TIMEOUT
               and inst.proc is not None):
             self.on_event(f"restarting {name!r} after it forfeited a match ({forfeit})")
             await self._discard(inst)

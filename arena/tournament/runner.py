@@ -506,5 +506,4 @@ async def _play_one(cfg: TournamentConfig, rules, m: ScheduledMatch,
             forget = getattr(bot, "forget_match", None)
             if forget is not None:  # also when the match was stopped before its end
                 forget(m.match_id)
-            forfeit = result.forfeit_reasons[i] if result is not None else "arena stopped"
-            await pool.release(name, inst, forfeit)
+            await pool.release(name, inst, result.forfeits[i] if result is not None else None)
