@@ -7,7 +7,7 @@ import sys
 
 from ..errors import UserError
 from ._values import cli_int
-from ..ratings import DEFAULT_BOOTSTRAP, MatchResult, RatingsInputError, format_report, rate
+from ..ratings import DEFAULT_BOOTSTRAP, RatingsInputError, format_report, rate
 from ..tournament.proctable import never_started
 from ..tournament.store import open_existing
 
@@ -56,15 +56,13 @@ def run(args: argparse.Namespace) -> int:
         rows = [r for r in rows if not absent.keys() & set(r.seats)]
         print(f"arena: note: never started, kept out of the ratings with their matches: "
               f"{', '.join(repr(n) for n in absent)}", file=sys.stderr)
-    results = [MatchResult(r.seats, tuple(r.placings), r.block_id, tuple(r.forfeited))
-               for r in rows]
     blocks = len({r.block_id for r in rows})
     bootstrap = args.bootstrap if blocks >= 2 else 0   # intervals need 2+ duplicate blocks
     if bootstrap != args.bootstrap:
         print(f"arena: note: {blocks} duplicate block only: no confidence intervals",
               file=sys.stderr)
     try:
-        report = rate(results, bootstrap=bootstrap, seed=args.seed)
+        report = rate(rows, bootstrap=bootstrap, seed=args.seed)
     except RatingsInputError as exc:
         raise UserError(f"{args.dir}: {exc}") from None
     section = {None: "all", "ratings": "ratings", "los": "los",

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from .bootstrap import block_bootstrap
 from .edges import anchor_mask, anchored_elo, one_sided
 from .headtohead import bot_counts, head_to_head
-from .model import MatchResult, RatingsInputError, disconnected_groups
+from .model import MatchResult, RatedResult, RatingsInputError, disconnected_groups, validated
 from .plackett_luce import DEFAULT_PRIOR_SIGMA, encode, fit_theta
 from .report import BotRating, RatingDifference, RatingReport
 
@@ -63,7 +63,7 @@ def _check_names(results: Sequence[MatchResult], players: Sequence[str] | None) 
 
 
 def rate(
-    results: Sequence[MatchResult],
+    results: Sequence[RatedResult],
     *,
     players: Sequence[str] | None = None,
     bootstrap: int = DEFAULT_BOOTSTRAP,
@@ -75,7 +75,9 @@ def rate(
     Parameters
     ----------
     results:
-        The match results; their order does not matter.
+        The match results (:class:`MatchResult`, or anything with its four attributes, such
+        as the arena's stored results: each is checked as a :class:`MatchResult`); their order
+        does not matter.
     players:
         Optional explicit list of the bots to rate. Every listed bot must have played, and
         every bot in ``results`` must be listed.
@@ -104,9 +106,20 @@ def rate(
         raise RatingsInputError(
             f"results must be a sequence of MatchResult, got {type(results).__name__}"
         )
+    checked: list[MatchResult] = []
     for k, r in enumerate(results):
-        if not isinstance(r, MatchResult):
+        if not isinstance(r, RatedResult):
             raise RatingsInputError(f"results[{k}] is not a MatchResult: {r!r}")
+        try:
+            checked.append(validated(r))
+        except RatingsInputError as exc:
+            raise RatingsInputError(f"results[{k}]: {exc}") from None
+    return _rate(checked, players, bootstrap, seed, prior_sigma)
+
+
+def _rate(results: list[MatchResult], players: Sequence[str] | None, bootstrap: int, seed: int,
+          prior_sigma: float) -> RatingReport:
+    """:func:`rate` over checked results."""
     if len(results) < 2:
         raise RatingsInputError(
             f"need at least 2 match results to fit ratings, got {len(results)}"
@@ -149,11 +162,6 @@ def rate(
 
     order = sorted(range(len(names)), key=lambda i: (-ratings[i], names[i]))
     counts = bot_counts(results, names)
-    seen: dict[str, set[str]] = {name: set() for name in names}
-    for r in results:
-        for name in r.players:
-            seen[name].add(r.block)
-    blocks = {name: len(b) for name, b in seen.items()}
     bots = tuple(
         BotRating(
             rank=rank,
@@ -165,7 +173,7 @@ def rate(
             firsts=counts[names[i]].firsts,
             average_place=counts[names[i]].average_place,
             forfeits=counts[names[i]].forfeits,
-            blocks=blocks[names[i]],
+            blocks=counts[names[i]].blocks,
             one_sided=flags[names[i]],
         )
         for rank, i in enumerate(order, start=1)

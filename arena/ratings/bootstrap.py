@@ -47,7 +47,7 @@ from scipy.stats import t as student_t
 
 from .batch_fit import fit_theta_batch
 from .edges import anchored_elo
-from .model import MatchResult
+from .model import RatedResult
 from .plackett_luce import Patterns
 
 __all__ = ["BootstrapResult", "block_bootstrap", "block_order", "interval_scale",
@@ -99,7 +99,7 @@ def scaled_interval(samples: NDArray[np.float64], estimate: NDArray[np.float64] 
     return low, high
 
 
-def block_order(results: Sequence[MatchResult]) -> list[str]:
+def block_order(results: Sequence[RatedResult]) -> list[str]:
     """Block ids ordered by their content (the sorted (bot, place, forfeit) triples of their
     matches), ids only breaking ties between blocks with identical content: relabelling
     blocks does not change which block each bootstrap draw picks."""
@@ -119,7 +119,7 @@ def likelihood_of_superiority(samples: NDArray[np.float64]) -> NDArray[np.float6
 
 
 def block_bootstrap(
-    results: Sequence[MatchResult],
+    results: Sequence[RatedResult],
     patterns: Patterns,
     n_players: int,
     theta_hat: NDArray[np.float64],

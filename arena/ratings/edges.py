@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from .model import MatchResult
+from .model import RatedResult
 from .plackett_luce import ELO_BASE, ELO_PER_NAT
 
 __all__ = ["NEVER_BEATEN", "NEVER_WON", "anchor_mask", "anchored_elo", "one_sided"]
@@ -31,7 +31,7 @@ NEVER_WON = "never beat another bot"
 """Flag of a bot that never placed above another bot (its rating is an upper bound)."""
 
 
-def one_sided(results: Sequence[MatchResult], names: Sequence[str]) -> dict[str, str | None]:
+def one_sided(results: Sequence[RatedResult], names: Sequence[str]) -> dict[str, str | None]:
     """For every bot in ``names``: :data:`NEVER_BEATEN`, :data:`NEVER_WON` or None.
 
     A bot whose every match was a full tie is both; it is reported as :data:`NEVER_WON`.

@@ -20,8 +20,10 @@ places a forfeiting bot last, so a forfeit needs no special treatment in the lik
 flags are only counted for the report. Validation enforces the arena's contract that a
 forfeiting bot is never placed above a bot that did not forfeit.
 
-All validation raises :class:`RatingsInputError` (a :class:`ValueError`) with a message naming
-the offending value; nothing here uses ``assert``.
+Validation is a pydantic model; every failure raises :class:`RatingsInputError` (a
+:class:`ValueError`) with one message naming the offending value; nothing here uses ``assert``.
+Any object with the four attributes (:class:`RatedResult`) can be rated: :func:`validated`
+checks it once.
 """
 
 from __future__ import annotations
@@ -29,17 +31,43 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Annotated, Any, Protocol, runtime_checkable
+
+from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictStr,
+                      ValidationError, model_validator)
+from pydantic_core import ErrorDetails
 
 __all__ = [
     "MatchResult",
+    "RatedResult",
     "RatingsInputError",
     "competition_places",
     "disconnected_groups",
+    "validated",
 ]
 
 
 class RatingsInputError(ValueError):
     """Match results (or arguments of :func:`arena.ratings.rate`) cannot be rated."""
+
+
+@runtime_checkable
+class RatedResult(Protocol):
+    """What the ratings read of a match result: :class:`MatchResult` and the arena's stored
+    result (:class:`arena.tournament.store.ResultRow`) both have it, so a tournament's results
+    are rated as they are read from its store."""
+
+    @property
+    def players(self) -> tuple[str, str, str]: ...
+
+    @property
+    def places(self) -> tuple[int, int, int]: ...
+
+    @property
+    def block(self) -> str: ...
+
+    @property
+    def forfeits(self) -> tuple[bool, bool, bool]: ...
 
 
 def competition_places(places: Sequence[int]) -> tuple[int, ...]:
@@ -51,13 +79,80 @@ def competition_places(places: Sequence[int]) -> tuple[int, ...]:
     return tuple(1 + sum(1 for q in places if q < p) for p in places)
 
 
-def _as_triple(value: object, field: str) -> tuple[object, object, object]:
+def _integer(value: object) -> int:
+    """An integer place (``operator.index``: numpy integers too; not bool, float or text)."""
+    if isinstance(value, bool):
+        raise ValueError("a boolean")
+    try:
+        return operator.index(value)  # type: ignore[call-overload]  # any object is tried
+    except TypeError:
+        raise ValueError("not an integer") from None
+
+
+def _triple(value: object) -> object:
+    """Sequences as tuples (lists are accepted); text is not a sequence of items here."""
     if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
-        raise RatingsInputError(f"{field} must be a sequence of 3 items, got {value!r}")
-    items = tuple(value)
-    if len(items) != 3:
-        raise RatingsInputError(f"{field} must have exactly 3 items, got {len(items)}: {items!r}")
-    return items  # type: ignore[return-value]
+        raise ValueError("not a sequence")
+    return tuple(value)
+
+
+_Name = Annotated[StrictStr, Field(min_length=1)]
+_Place = Annotated[int, BeforeValidator(_integer)]
+_Triple = BeforeValidator(_triple)
+
+
+class _Checked(BaseModel):
+    """The pydantic model behind :class:`MatchResult`'s checks."""
+
+    model_config = ConfigDict(frozen=True)
+
+    players: Annotated[tuple[_Name, ...], _Triple, Field(min_length=3, max_length=3)]
+    places: Annotated[tuple[_Place, ...], _Triple, Field(min_length=3, max_length=3)]
+    block: _Name
+    forfeits: Annotated[tuple[StrictBool, ...], _Triple, Field(min_length=3, max_length=3)]
+
+    @model_validator(mode="after")
+    def _consistent(self) -> _Checked:
+        if len(set(self.players)) != 3:
+            raise ValueError(f"a match needs 3 distinct players, got {self.players!r}")
+        if self.places != competition_places(self.places):
+            raise ValueError(
+                f"places {self.places!r} are not a competition ranking "
+                "(1 + number of players placed strictly ahead, e.g. (1, 2, 3), (1, 1, 3), "
+                "(1, 2, 2) or (1, 1, 1))")
+        worst_non_forfeit = max((p for p, f in zip(self.places, self.forfeits, strict=True)
+                                 if not f), default=0)
+        for name, p, f in zip(self.players, self.places, self.forfeits, strict=True):
+            if f and p < worst_non_forfeit:
+                raise ValueError(
+                    f"forfeiting player {name!r} is placed {p} above a player that did not "
+                    f"forfeit (places {self.places!r}, forfeits {self.forfeits!r}); "
+                    "the arena must place forfeiting bots last")
+        return self
+
+
+#: per field, the message for a value of the wrong kind (the item is named where there is one)
+_WRONG = {
+    "players": "player names must be non-empty strings, got {item!r}",
+    "places": "places must be integers, got {item!r} in {value!r}",
+    "block": "block must be a non-empty string, got {value!r}",
+    "forfeits": "forfeits must be booleans, got {item!r} in {value!r}",
+}
+
+
+def _message(err: ErrorDetails, raw: dict[str, object]) -> str:
+    """One line for the first pydantic error, in the words of this module's docstring."""
+    if not err["loc"]:      # the model check: its message as written
+        return str(err["ctx"]["error"]) if "ctx" in err and "error" in err["ctx"] else err["msg"]
+    field = str(err["loc"][0])
+    value = raw[field]
+    if field != "block" and len(err["loc"]) == 1:   # the sequence itself
+        if err["type"] in ("too_short", "too_long"):
+            items = tuple(value)  # type: ignore[call-overload]  # it was iterable
+            return f"{field} must have exactly 3 items, got {len(items)}: {items!r}"
+        return f"{field} must be a sequence of 3 items, got {value!r}"
+    item = err["input"]
+    return _WRONG[field].format(item=item, value=value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +164,9 @@ class MatchResult:
     seating order): permuting ``players``, ``places`` and ``forfeits`` together describes the
     same result and gives identical ratings.
 
-    Lists are accepted and stored as tuples. Invalid input raises :class:`RatingsInputError`.
+    Lists are accepted and stored as tuples; places may be any integers (``operator.index``),
+    not bools. Checked by pydantic; invalid input raises :class:`RatingsInputError` naming the
+    offending value.
     """
 
     players: tuple[str, str, str]
@@ -78,61 +175,37 @@ class MatchResult:
     forfeits: tuple[bool, bool, bool] = (False, False, False)
 
     def __post_init__(self) -> None:
-        players = _as_triple(self.players, "players")
-        for name in players:
-            if not isinstance(name, str) or not name:
-                raise RatingsInputError(f"player names must be non-empty strings, got {name!r}")
-        if len(set(players)) != 3:
-            raise RatingsInputError(f"a match needs 3 distinct players, got {players!r}")
-
-        raw_places = _as_triple(self.places, "places")
-        places: list[int] = []
-        for p in raw_places:
-            if isinstance(p, bool):
-                raise RatingsInputError(f"places must be integers, got {p!r} in {raw_places!r}")
-            try:
-                places.append(operator.index(p))  # type: ignore[arg-type]
-            except TypeError:
-                raise RatingsInputError(
-                    f"places must be integers, got {p!r} in {raw_places!r}"
-                ) from None
-        if tuple(places) != competition_places(places):
-            raise RatingsInputError(
-                f"places {tuple(places)!r} are not a competition ranking "
-                "(1 + number of players placed strictly ahead, e.g. (1, 2, 3), (1, 1, 3), "
-                "(1, 2, 2) or (1, 1, 1))"
-            )
-
-        if not isinstance(self.block, str) or not self.block:
-            raise RatingsInputError(f"block must be a non-empty string, got {self.block!r}")
-
-        raw_forfeits = _as_triple(self.forfeits, "forfeits")
-        for f in raw_forfeits:
-            if not isinstance(f, bool):
-                raise RatingsInputError(f"forfeits must be booleans, got {f!r} in {raw_forfeits!r}")
-        forfeits = tuple(raw_forfeits)
-        worst_non_forfeit = max((p for p, f in zip(places, forfeits) if not f), default=0)
-        for name, p, f in zip(players, places, forfeits):
-            if f and p < worst_non_forfeit:
-                raise RatingsInputError(
-                    f"forfeiting player {name!r} is placed {p} above a player that did not "
-                    f"forfeit (places {tuple(places)!r}, forfeits {forfeits!r}); "
-                    "the arena must place forfeiting bots last"
-                )
-
-        object.__setattr__(self, "players", tuple(players))
-        object.__setattr__(self, "places", tuple(places))
-        object.__setattr__(self, "forfeits", forfeits)
+        raw: dict[str, Any] = {"players": self.players, "places": self.places,
+                               "block": self.block, "forfeits": self.forfeits}
+        try:
+            checked = _Checked.model_validate(raw)
+        except ValidationError as exc:
+            raise RatingsInputError(_message(exc.errors()[0], raw)) from None
+        object.__setattr__(self, "players", checked.players)
+        object.__setattr__(self, "places", checked.places)
+        object.__setattr__(self, "forfeits", checked.forfeits)
 
     def place_of(self, player: str) -> int:
         """The place of ``player`` in this match (raises ``KeyError`` if absent)."""
-        for name, p in zip(self.players, self.places):
+        for name, p in zip(self.players, self.places, strict=True):
             if name == player:
                 return p
         raise KeyError(player)
 
 
-def disconnected_groups(results: Iterable[MatchResult]) -> list[list[str]]:
+def validated(result: RatedResult) -> MatchResult:
+    """``result`` as a checked :class:`MatchResult`: itself if it is one, else built from its
+    four attributes.
+
+    Raises:
+        RatingsInputError: they are not a valid result.
+    """
+    if isinstance(result, MatchResult):
+        return result
+    return MatchResult(result.players, result.places, result.block, result.forfeits)
+
+
+def disconnected_groups(results: Iterable[RatedResult]) -> list[list[str]]:
     """Connected components of the "played in the same match" graph (union-find).
 
     Returns the groups as sorted name lists, largest group first (ties by first name).

@@ -61,7 +61,7 @@ from numpy.typing import NDArray
 from scipy.optimize import minimize
 from scipy.special import logsumexp
 
-from .model import MatchResult
+from .model import RatedResult
 
 __all__ = [
     "DEFAULT_PRIOR_SIGMA",
@@ -148,7 +148,7 @@ class Patterns:
         return np.bincount(self.of_match, minlength=len(self.players)).astype(float)
 
 
-def encode(results: Sequence[MatchResult], index: Mapping[str, int]) -> Patterns:
+def encode(results: Sequence[RatedResult], index: Mapping[str, int]) -> Patterns:
     """Encode match results as :class:`Patterns` over bot indices ``index[name]``."""
     keys: list[tuple[tuple[int, ...], tuple[bool, ...]]] = []
     for r in results:

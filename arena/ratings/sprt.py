@@ -48,7 +48,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .model import MatchResult
+from .model import RatedResult
 
 __all__ = [
     "VAR0",
@@ -148,7 +148,7 @@ class SprtState:
                 f"blocks {self.blocks}  {verdict}")
 
 
-def block_score(matches: Sequence[MatchResult], candidate: str) -> float:
+def block_score(matches: Sequence[RatedResult], candidate: str) -> float:
     """The candidate's mean pairwise score against the other bots over ``matches`` (the
     matches of one block): per match and opponent 1 if placed above, 1/2 if tied, 0 below.
 
@@ -159,8 +159,8 @@ def block_score(matches: Sequence[MatchResult], candidate: str) -> float:
     for m in matches:
         if candidate not in m.players:
             raise ValueError(f"candidate {candidate!r} did not play in a match of the block")
-        mine = m.place_of(candidate)
-        for name, place in zip(m.players, m.places):
+        mine = m.places[m.players.index(candidate)]
+        for name, place in zip(m.players, m.places, strict=True):
             if name != candidate:
                 total += 1.0 if mine < place else 0.5 if mine == place else 0.0
                 count += 1

@@ -19,7 +19,7 @@ import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from ..ratings.model import MatchResult
+from ..ratings.model import RatedResult
 from ..ratings.sprt import SprtParameters, SprtState, block_score, sequential_test
 from ..rules.deal import derive_seed
 from .config import BotEntry, TournamentConfig
@@ -101,10 +101,11 @@ class BlockPrefix:
     candidate: str
     order: Sequence[str]
     scores: list[float] = field(default_factory=list)
-    _pending: dict[str, list[MatchResult]] = field(default_factory=dict)
+    _pending: dict[str, list[RatedResult]] = field(default_factory=dict)
 
-    def add(self, result: MatchResult) -> bool:
-        """Store one match; True when the prefix grew."""
+    def add(self, result: RatedResult) -> bool:
+        """Store one match (a stored result, or any :class:`~arena.ratings.model.RatedResult`);
+        True when the prefix grew."""
         self._pending.setdefault(result.block, []).append(result)
         grew = False
         while len(self.scores) < len(self.order):

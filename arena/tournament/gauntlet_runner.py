@@ -22,7 +22,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..ratings.model import MatchResult as RatedMatch
 from ..ratings.sprt import SprtState, sprt_state
 from ..records.codec import atomic_write_bytes
 from ..safetext import printable
@@ -33,7 +32,7 @@ from .proctable import ProcessTable
 from .runner import (LocalExecutor, _run_workers, _save, _uncancellable, lock_out_dir, sandbox_banner,
                      sweep_temp_files, sweep_unfinished_records)
 from .schedule import ScheduledMatch
-from .store import ResultRow, Store
+from .store import Store
 
 
 @dataclass(frozen=True)
@@ -53,10 +52,6 @@ def fingerprint(cfg: TournamentConfig) -> str:
     """The tournament fingerprint extended with the ``[gauntlet]`` section."""
     core = {"tournament": cfg.fingerprint(), "gauntlet": cfg.gauntlet.model_dump()}
     return hashlib.sha256(json.dumps(core, sort_keys=True).encode()).hexdigest()
-
-
-def _rated(row: ResultRow) -> RatedMatch:
-    return RatedMatch(row.seats, tuple(row.placings), row.block_id, tuple(row.forfeited))
 
 
 def _write_state(out: Path, cfg: TournamentConfig, state: SprtState, capped: bool) -> None:
@@ -114,7 +109,7 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
         prefix = BlockPrefix(g.candidate, block_order(schedule))
         done_before = store.results()   # every stored row is checked before anything is played
         for row in done_before:
-            prefix.add(_rated(row))
+            prefix.add(row)
         state = evaluate(prefix, params, g.max_blocks)
         say(f"gauntlet {g.candidate} vs {', '.join(field_names)}: elo0 {g.elo0:g}, elo1 "
             f"{g.elo1:g}, alpha {g.alpha:g}, beta {g.beta:g}, at most {g.max_blocks} blocks")
@@ -140,7 +135,7 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
                     played += 1
                     if on_match is not None:
                         on_match(m)
-                    if state.decision is None and prefix.add(_rated(done.row)):
+                    if state.decision is None and prefix.add(done.row):
                         # one line per block, also when several blocks completed at once
                         for k in range(state.blocks + 1, len(prefix.scores) + 1):
                             state = sprt_state(prefix.scores[:k], params)

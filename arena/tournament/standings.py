@@ -17,12 +17,12 @@ import csv
 import io
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 
 from tabulate import tabulate
 
-from ..ratings import MatchResult as RatedMatch
-from ..ratings import DEFAULT_BOOTSTRAP, RatingReport, RatingsInputError, rate
+from ..ratings import DEFAULT_BOOTSTRAP, BotRating, RatingReport, RatingsInputError, rate
+from ..ratings.headtohead import BotCounts, bot_counts
 from ..ratings.columns import COLUMNS, MIN_BLOCKS, few_blocks_note, legend
 from ..safetext import markdown_cell, printable
 from .store import ResultRow
@@ -79,11 +79,9 @@ class Standings:
 
 
 def _ratings(results: Sequence[ResultRow], seed: int) -> tuple[RatingReport | None, str | None]:
-    rated = [RatedMatch(r.seats, tuple(r.placings), r.block_id, tuple(r.forfeited))
-             for r in results]
     blocks = len({r.block_id for r in results})
     try:
-        report = rate(rated, bootstrap=DEFAULT_BOOTSTRAP if blocks >= 2 else 0, seed=seed)
+        report = rate(results, bootstrap=DEFAULT_BOOTSTRAP if blocks >= 2 else 0, seed=seed)
     except RatingsInputError as exc:
         return None, f"note: no ratings: {exc}"
     notes = [] if blocks >= 2 else ["one duplicate block only: no confidence intervals"]
@@ -94,6 +92,47 @@ def _ratings(results: Sequence[ResultRow], seed: int) -> tuple[RatingReport | No
     return report, ("note: " + "; ".join(notes)) if notes else None
 
 
+@dataclass
+class _ArenaTally:
+    """The arena-only columns of one bot, summed over its matches (the ratings' own columns
+    come from :func:`arena.ratings.headtohead.bot_counts`)."""
+
+    score: int = 0
+    faults: int = 0
+    think_ms: float = 0.0
+    decisions: int = 0
+    cpu_s: float = 0.0
+    cpu_decisions: int = 0      #: decisions of the matches whose CPU time was measured
+    peak_mib: float | None = None
+
+    def add(self, r: ResultRow, i: int) -> None:
+        """Add seat ``i`` of match ``r``."""
+        cpu, peak = r.cpu_s[i], r.peak_mib[i]
+        if cpu is not None:
+            self.cpu_s += cpu
+            self.cpu_decisions += r.decisions[i]
+        if peak is not None:
+            self.peak_mib = max(self.peak_mib or 0.0, peak)
+        self.score += r.scores[i]
+        self.faults += r.faults[i]
+        self.think_ms += r.think_ms[i]
+        self.decisions += r.decisions[i]
+
+
+def _row(counts: BotCounts, arena: _ArenaTally, rating: BotRating | None,
+         status: str | None) -> StandingRow:
+    """One bot's line (rank 0: set once sorted): the ratings report's columns (the rating
+    where there is one, the counts over every match) plus the arena's."""
+    m = counts.matches or 1
+    return StandingRow(
+        0, counts.name, rating.rating if rating else None, rating.ci_low if rating else None,
+        rating.ci_high if rating else None, counts.matches, round(counts.place_sum / m, 3),
+        counts.firsts, round(arena.score / m, 3), arena.faults, counts.forfeits,
+        round(arena.think_ms / arena.decisions, 2) if arena.decisions else 0.0,
+        round(arena.cpu_s * 1000 / arena.cpu_decisions, 2) if arena.cpu_decisions else None,
+        arena.peak_mib, counts.blocks, rating.one_sided if rating else None, status)
+
+
 def compute_standings(results: Sequence[ResultRow], bots: Sequence[str],
                       seed: int = 0, absent: Mapping[str, str] | None = None) -> Standings:
     """Standings of ``bots`` (all listed, even with no match yet) over ``results``.
@@ -101,49 +140,27 @@ def compute_standings(results: Sequence[ResultRow], bots: Sequence[str],
     Sorted by rating when available, else by average placing. Pure; deterministic for a
     given ``seed`` (the bootstrap's). ``absent``: bots that never took part (never started,
     or a remote bot that never connected) -> the note shown for them; the matches they were
-    scheduled in are kept out of the ratings (they measure only the absence).
+    scheduled in are kept out of the ratings (they measure only the absence), not out of the
+    counts.
     """
     absent = absent or {}
     rated = [r for r in results if not absent.keys() & set(r.seats)]
     report, note = _ratings(rated, seed) if rated else (
         None, "note: no matches played yet" if not results else "note: no ratings: every match had a "
         "bot that never started")
-
-    def zero() -> dict:
-        return {"m": 0, "place": 0, "first": 0, "score": 0, "faults": 0, "forfeits": 0,
-                "ms": 0.0, "dec": 0, "blocks": set(), "cpu": 0.0, "cpu_dec": 0, "peak": None}
-    acc = {b: zero() for b in bots}
+    names = list(dict.fromkeys([*bots, *(name for r in results for name in r.seats)]))
+    counts = bot_counts(results, names)
+    arena = {name: _ArenaTally() for name in names}
     for r in results:
         for i, name in enumerate(r.seats):
-            a = acc.setdefault(name, zero())
-            if r.cpu_s[i] is not None:
-                a["cpu"] += r.cpu_s[i]
-                a["cpu_dec"] += r.decisions[i]
-            if r.peak_mib[i] is not None:
-                a["peak"] = max(a["peak"] or 0.0, r.peak_mib[i])
-            a["m"] += 1
-            a["place"] += r.placings[i]
-            a["first"] += r.placings[i] == 1
-            a["score"] += r.scores[i]
-            a["faults"] += r.faults[i]
-            a["forfeits"] += bool(r.forfeited[i])
-            a["ms"] += r.think_ms[i]
-            a["dec"] += r.decisions[i]
-            a["blocks"].add(r.block_id)
-    rows = []
-    for name, a in acc.items():
-        rating = report.bot(name) if report is not None and name in report.names else None
-        m = a["m"] or 1
-        rows.append(StandingRow(
-            0, name, rating.rating if rating else None, rating.ci_low if rating else None,
-            rating.ci_high if rating else None, a["m"], round(a["place"] / m, 3), a["first"],
-            round(a["score"] / m, 3), a["faults"], a["forfeits"],
-            round(a["ms"] / a["dec"], 2) if a["dec"] else 0.0,
-            round(a["cpu"] * 1000 / a["cpu_dec"], 2) if a["cpu_dec"] else None, a["peak"],
-            len(a["blocks"]), rating.one_sided if rating else None, absent.get(name)))
+            arena[name].add(r, i)
+    rated_names = set(report.names) if report is not None else set()
+    rows = [_row(counts[name], arena[name],
+                 report.bot(name) if report is not None and name in rated_names else None,
+                 absent.get(name)) for name in names]
     rows.sort(key=lambda r: (-(r.rating if r.rating is not None else -1e9),
                              r.average_place if r.matches else 9, r.bot))
-    ranked = tuple(StandingRow(i + 1, *list(asdict(r).values())[1:]) for i, r in enumerate(rows))
+    ranked = tuple(replace(r, rank=i + 1) for i, r in enumerate(rows))
     return Standings(ranked, report, note)
 
 

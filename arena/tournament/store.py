@@ -110,7 +110,12 @@ def check_identity(db: sqlite3.Connection, path: Path) -> str:
 
 @dataclass(frozen=True)
 class ResultRow:
-    """A finished match as stored; per-seat tuples follow ``seats``."""
+    """A finished match as stored; per-seat tuples follow ``seats``.
+
+    The one result of a match past the runner: written and read back by the store, rated as it
+    is (it has the four attributes the ratings read, :class:`arena.ratings.model.RatedResult`:
+    ``players``, ``places``, ``block``, ``forfeits``), folded into the standings.
+    """
 
     match_id: str
     block_id: str
@@ -128,6 +133,26 @@ class ResultRow:
     record: str
     cpu_s: tuple[float | None, float | None, float | None] = _NONE3
     peak_mib: tuple[float | None, float | None, float | None] = _NONE3
+
+    @property
+    def players(self) -> tuple[str, str, str]:
+        """The bots by seat (the ratings' name for :attr:`seats`)."""
+        return self.seats
+
+    @property
+    def places(self) -> tuple[int, int, int]:
+        """The placings by seat, forfeiting seats last (the ratings' name)."""
+        return self.placings
+
+    @property
+    def block(self) -> str:
+        """The duplicate block (the ratings' name for :attr:`block_id`)."""
+        return self.block_id
+
+    @property
+    def forfeits(self) -> tuple[bool, bool, bool]:
+        """Which seats forfeited (the ratings' name for :attr:`forfeited`)."""
+        return self.forfeited
 
 
 def _create_tables(db: sqlite3.Connection, mark: bool) -> None:
