@@ -38,7 +38,9 @@ class _Scatter:
 
 
 def _evaluate(theta: NDArray[np.float64], patterns: Patterns, weights: NDArray[np.float64],
-              sigma: float, scatter: _Scatter | None):
+              sigma: float, scatter: _Scatter | None
+              ) -> tuple[NDArray[np.float64], NDArray[np.float64] | None,
+                         NDArray[np.float64] | None]:
     """Objective per row, and (if ``scatter``) gradient (B, n) and Hessian (B, n, n)."""
     b, n = theta.shape
     local = theta[:, patterns.players]                          # (B, P, 3)
@@ -97,8 +99,10 @@ def _newton(patterns: Patterns, w: NDArray[np.float64], n: int, sigma: float,
     for _ in range(100):
         a = np.flatnonzero(active)
         if a.size == 0:
-            return x - x.mean(axis=1, keepdims=True)
+            return _centred(x)
         f, g, h = _evaluate(x[a], patterns, w[a], sigma, scatter)
+        if g is None or h is None:   # never: a scatter was given
+            raise RuntimeError("no gradient from the batch objective")
         done = np.max(np.abs(g), axis=1) <= tol[a]
         active[a[done]] = False
         a, f, g, h = a[~done], f[~done], g[~done], h[~done]
@@ -111,7 +115,7 @@ def _newton(patterns: Patterns, w: NDArray[np.float64], n: int, sigma: float,
         for _ in range(40):
             trial = x[a[pending]] - t[pending, None] * step[pending]
             ft, _, _ = _evaluate(trial, patterns, w[a[pending]], sigma, None)
-            # Armijo, allowing for rounding of f near the minimum (where Newton's full step is right)
+            # Armijo, allowing for rounding of f near the minimum (where a full Newton step fits)
             fp = f[pending]
             ok = ft <= fp - 1e-4 * t[pending] * slope[pending] + 1e-13 * np.abs(fp)
             idx = np.flatnonzero(pending)
@@ -124,4 +128,10 @@ def _newton(patterns: Patterns, w: NDArray[np.float64], n: int, sigma: float,
             active[a[pending]] = False
     if active.any():
         raise RuntimeError("Plackett-Luce batch fit did not converge")
-    return x - x.mean(axis=1, keepdims=True)
+    return _centred(x)
+
+
+def _centred(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Each row of ``x`` minus its mean."""
+    centred: NDArray[np.float64] = x - x.mean(axis=1, keepdims=True)
+    return centred

@@ -68,7 +68,9 @@ class BootstrapResult:
 
     def difference(self, i: int, j: int, estimate: float) -> tuple[float, float]:
         """Calibrated 95% interval of ``R_i - R_j`` (Elo points) around ``estimate``."""
-        return scaled_interval(self.samples[:, i] - self.samples[:, j], estimate, self.blocks)
+        low, high = scaled_interval(self.samples[:, i] - self.samples[:, j], estimate,
+                                    self.blocks)
+        return float(low), float(high)
 
 
 def interval_scale(blocks: int) -> float:
@@ -88,14 +90,13 @@ def interval_scale(blocks: int) -> float:
 
 
 def scaled_interval(samples: NDArray[np.float64], estimate: NDArray[np.float64] | float,
-                    blocks: int) -> tuple:
+                    blocks: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """``estimate -+ interval_scale(blocks) * sd(samples)`` (sd over axis 0, ddof 0): the
-    calibrated 95% interval. Returns (low, high), floats for 1-d ``samples``, arrays else."""
-    half = interval_scale(blocks) * np.std(np.asarray(samples, dtype=float), axis=0)
-    est = np.asarray(estimate, dtype=float)
-    low, high = est - half, est + half
-    if np.ndim(low) == 0:
-        return float(low), float(high)
+    calibrated 95% interval. Returns (low, high) arrays (0-d for 1-d ``samples``)."""
+    half = interval_scale(blocks) * np.std(np.asarray(samples, dtype=np.float64), axis=0)
+    est = np.asarray(estimate, dtype=np.float64)
+    low: NDArray[np.float64] = est - half
+    high: NDArray[np.float64] = est + half
     return low, high
 
 
@@ -103,19 +104,20 @@ def block_order(results: Sequence[RatedResult]) -> list[str]:
     """Block ids ordered by their content (the sorted (bot, place, forfeit) triples of their
     matches), ids only breaking ties between blocks with identical content: relabelling
     blocks does not change which block each bootstrap draw picks."""
-    content: dict[str, list] = {}
+    content: dict[str, list[tuple[tuple[str, int, bool], ...]]] = {}
     for r in results:
         content.setdefault(r.block, []).append(tuple(sorted(zip(r.players, r.places,
-                                                                r.forfeits))))
+                                                                r.forfeits, strict=True))))
     return sorted(content, key=lambda b: (sorted(content[b]), b))
 
 
 def likelihood_of_superiority(samples: NDArray[np.float64]) -> NDArray[np.float64]:
     """``LOS[i, j]`` = fraction of rows of ``samples`` with ``R_i > R_j`` (ties count 1/2)."""
-    s = np.asarray(samples, dtype=float)
+    s = np.asarray(samples, dtype=np.float64)
     greater = (s[:, :, None] > s[:, None, :]).mean(axis=0)
     equal = (s[:, :, None] == s[:, None, :]).mean(axis=0)
-    return greater + 0.5 * equal
+    los: NDArray[np.float64] = greater + 0.5 * equal
+    return los
 
 
 def block_bootstrap(

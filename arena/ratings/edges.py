@@ -39,7 +39,7 @@ def one_sided(results: Sequence[RatedResult], names: Sequence[str]) -> dict[str,
     beat = {n: False for n in names}
     beaten = {n: False for n in names}
     for r in results:
-        for a, pa in zip(r.players, r.places):
+        for a, pa in zip(r.players, r.places, strict=True):
             if any(pa < pb for pb in r.places):
                 beat[a] = True
             if any(pb < pa for pb in r.places):
@@ -57,6 +57,7 @@ def anchor_mask(flags: Sequence[str | None]) -> NDArray[np.bool_]:
 def anchored_elo(theta: NDArray[np.float64], anchor: NDArray[np.bool_]) -> NDArray[np.float64]:
     """Elo points ``1500 + 400/ln(10) * (theta - mean(theta[anchor]))``; ``theta`` may be one
     vector (n,) or a batch (B, n)."""
-    theta = np.asarray(theta, dtype=float)
+    theta = np.asarray(theta, dtype=np.float64)
     centre = theta[..., anchor].mean(axis=-1, keepdims=True)
-    return ELO_BASE + ELO_PER_NAT * (theta - centre)
+    elo: NDArray[np.float64] = ELO_BASE + ELO_PER_NAT * (theta - centre)
+    return elo

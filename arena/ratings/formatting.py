@@ -41,7 +41,7 @@ Section = Literal["all", "ratings", "los", "head_to_head"]
 _SECTIONS = ("ratings", "los", "head_to_head")
 
 #: the CSV headers of each table (the column vocabulary of :mod:`arena.ratings.columns`)
-RATINGS_COLUMNS = RATING_COLUMNS + ("note",)
+RATINGS_COLUMNS = (*RATING_COLUMNS, "note")
 H2H_COLUMNS = HEAD_TO_HEAD_COLUMNS
 #: the file name of each table when written one per CSV file (:func:`csv_tables`)
 CSV_FILES = {"ratings": "ratings.csv", "los": "los.csv", "head_to_head": "headtohead.csv"}
@@ -154,10 +154,10 @@ def _csv(report: RatingReport, section: str) -> str:
     elif section == "los":
         writer.writerow(LOS_COLUMNS)
         if report.los is not None:
-            for i, a in enumerate(report.names):
-                for j, b in enumerate(report.names):
+            for i, above in enumerate(report.names):
+                for j, below in enumerate(report.names):
                     if i != j:
-                        writer.writerow([a, b, repr(report.los[i][j])])
+                        writer.writerow([above, below, repr(report.los[i][j])])
     else:
         writer.writerow(H2H_COLUMNS)
         diffs = {(d.a, d.b): d for d in report.differences}

@@ -31,7 +31,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Protocol, runtime_checkable
+from typing import Annotated, Any, Protocol, SupportsIndex, runtime_checkable
 
 from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictStr,
                       ValidationError, model_validator)
@@ -81,12 +81,9 @@ def competition_places(places: Sequence[int]) -> tuple[int, ...]:
 
 def _integer(value: object) -> int:
     """An integer place (``operator.index``: numpy integers too; not bool, float or text)."""
-    if isinstance(value, bool):
-        raise ValueError("a boolean")
-    try:
-        return operator.index(value)  # type: ignore[call-overload]  # any object is tried
-    except TypeError:
-        raise ValueError("not an integer") from None
+    if isinstance(value, bool) or not isinstance(value, SupportsIndex):
+        raise ValueError("not an integer")
+    return operator.index(value)
 
 
 def _triple(value: object) -> object:
@@ -147,8 +144,8 @@ def _message(err: ErrorDetails, raw: dict[str, object]) -> str:
     field = str(err["loc"][0])
     value = raw[field]
     if field != "block" and len(err["loc"]) == 1:   # the sequence itself
-        if err["type"] in ("too_short", "too_long"):
-            items = tuple(value)  # type: ignore[call-overload]  # it was iterable
+        if err["type"] in ("too_short", "too_long") and isinstance(value, Iterable):
+            items = tuple(value)
             return f"{field} must have exactly 3 items, got {len(items)}: {items!r}"
         return f"{field} must be a sequence of 3 items, got {value!r}"
     item = err["input"]

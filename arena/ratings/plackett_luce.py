@@ -94,18 +94,21 @@ _U = _ONEHOT[:, 1, :] - _ONEHOT[:, 2, :]  # second minus third
 
 def theta_to_elo(theta: NDArray[np.float64]) -> NDArray[np.float64]:
     """Centre ``theta`` (mean 0) and map it to Elo points: ``1500 + 400/ln(10) * theta``."""
-    theta = np.asarray(theta, dtype=float)
-    return ELO_BASE + ELO_PER_NAT * (theta - theta.mean(axis=-1, keepdims=True))
+    theta = np.asarray(theta, dtype=np.float64)
+    elo: NDArray[np.float64] = ELO_BASE + ELO_PER_NAT * (theta - theta.mean(axis=-1,
+                                                                            keepdims=True))
+    return elo
 
 
 def elo_to_theta(ratings: NDArray[np.float64]) -> NDArray[np.float64]:
     """Inverse of :func:`theta_to_elo` for centred ratings: ``(R - 1500) * ln(10) / 400``."""
-    return (np.asarray(ratings, dtype=float) - ELO_BASE) / ELO_PER_NAT
+    theta: NDArray[np.float64] = (np.asarray(ratings, dtype=np.float64) - ELO_BASE) / ELO_PER_NAT
+    return theta
 
 
 def p_above(r_i: float, r_j: float) -> float:
     """P(bot rated ``r_i`` places above bot rated ``r_j``) = 1 / (1 + 10^(-(r_i - r_j)/400))."""
-    return 1.0 / (1.0 + 10.0 ** (-(r_i - r_j) / 400.0))
+    return 1.0 / (1.0 + math.pow(10.0, -(r_i - r_j) / 400.0))
 
 
 def ordering_probability(theta: Sequence[float], order: Sequence[int]) -> float:
@@ -152,7 +155,7 @@ def encode(results: Sequence[RatedResult], index: Mapping[str, int]) -> Patterns
     """Encode match results as :class:`Patterns` over bot indices ``index[name]``."""
     keys: list[tuple[tuple[int, ...], tuple[bool, ...]]] = []
     for r in results:
-        slots = sorted(zip((index[name] for name in r.players), r.places))
+        slots = sorted(zip((index[name] for name in r.players), r.places, strict=True))
         ids = tuple(i for i, _ in slots)
         places = [p for _, p in slots]
         allowed = tuple(
@@ -245,16 +248,20 @@ def fit_theta(
     # The gradient scales with the number of matches; ask for a tolerance well below the
     # curvature of one match so that theta is exact to ~1e-10.
     gtol = 1e-10 * max(1.0, float(np.sum(weights)))
-    res = minimize(
-        lambda x: evaluate(x)[0],
-        x0,
-        jac=lambda x: evaluate(x)[1],
-        hess=lambda x: evaluate(x)[2],
-        method="trust-exact",
-        options={"gtol": gtol, "maxiter": 500},
-    )
+    def value(x: NDArray[np.float64]) -> float:
+        return evaluate(x)[0]
+
+    def gradient(x: NDArray[np.float64]) -> NDArray[np.float64]:
+        return evaluate(x)[1]
+
+    def hessian(x: NDArray[np.float64]) -> NDArray[np.float64]:
+        return evaluate(x)[2]
+
+    res = minimize(value, x0, jac=gradient, hess=hessian, method="trust-exact",
+                   options={"gtol": gtol, "maxiter": 500})
     grad = evaluate(res.x)[1]
     if not np.all(np.isfinite(res.x)) or float(np.max(np.abs(grad))) > 1e3 * gtol:
         raise RuntimeError(f"Plackett-Luce fit did not converge: {res.message}")
-    theta = np.asarray(res.x, dtype=float)
-    return theta - theta.mean()
+    theta = np.asarray(res.x, dtype=np.float64)
+    centred: NDArray[np.float64] = theta - theta.mean()
+    return centred

@@ -47,8 +47,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from .model import RatedResult
+
+FloatArray = npt.NDArray[np.float64]
 
 __all__ = [
     "VAR0",
@@ -69,7 +72,7 @@ _Z95 = 1.959963984540054
 
 def elo_to_score(elo: float) -> float:
     """``L(elo) = 1 / (1 + 10^(-elo/400))``: expected pairwise score ``elo`` points above."""
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
 
 
 def score_to_elo(score: float) -> float:
@@ -169,16 +172,18 @@ def block_score(matches: Sequence[RatedResult], candidate: str) -> float:
     return total / count
 
 
-def llr_from_sums(n, total, total_sq, params: SprtParameters):
+def llr_from_sums(n: npt.ArrayLike, total: npt.ArrayLike, total_sq: npt.ArrayLike,
+                  params: SprtParameters) -> tuple[FloatArray, FloatArray]:
     """LLR (see module doc) from the number of blocks ``n``, the sum and the sum of squares of
-    their scores; arrays broadcast (used vectorised by the simulations). Returns (LLR,
-    regularised variance)."""
-    n = np.asarray(n, dtype=float)
-    mu = total / n
-    var = np.maximum(total_sq / n - mu * mu, 0.0)
-    var_n = (n * var + VAR0) / (n + 1)
+    their scores; numbers or arrays, which broadcast (used vectorised by the simulations).
+    Returns (LLR, regularised variance) as float arrays (0-d for numbers)."""
+    blocks = np.asarray(n, dtype=np.float64)
+    mu = np.asarray(total, dtype=np.float64) / blocks
+    var = np.maximum(np.asarray(total_sq, dtype=np.float64) / blocks - mu * mu, 0.0)
+    var_n = (blocks * var + VAR0) / (blocks + 1)
     s0, s1 = elo_to_score(params.elo0), elo_to_score(params.elo1)
-    return 0.5 * n * np.log((var_n + (mu - s0) ** 2) / (var_n + (mu - s1) ** 2)), var_n
+    llr = 0.5 * blocks * np.log((var_n + (mu - s0) ** 2) / (var_n + (mu - s1) ** 2))
+    return llr, var_n
 
 
 def sprt_state(scores: Sequence[float], params: SprtParameters) -> SprtState:
@@ -198,7 +203,10 @@ def sprt_state(scores: Sequence[float], params: SprtParameters) -> SprtState:
                                                   float(np.square(x).sum()), params))
     mu = float(x.mean())
     eps = 1.0 / (24.0 * n)
-    clamp = lambda s: min(max(s, eps), 1.0 - eps)  # noqa: E731
+
+    def clamp(s: float) -> float:
+        return min(max(s, eps), 1.0 - eps)
+
     half = _Z95 * math.sqrt(var_n / n)
     decision = "H1" if llr >= params.upper else "H0" if llr <= params.lower else None
     return SprtState(n, llr, params.lower, params.upper, mu, score_to_elo(clamp(mu)),
@@ -225,4 +233,4 @@ def sequential_test(scores: Sequence[float], params: SprtParameters,
         crossed = np.flatnonzero((llr >= params.upper) | (llr <= params.lower))
         if crossed.size:
             x = x[:crossed[0] + 1]
-    return sprt_state(x, params)
+    return sprt_state(x.tolist(), params)
