@@ -22,11 +22,22 @@ from dataclasses import dataclass, field
 from ..ratings.model import RatedResult
 from ..ratings.sprt import SprtParameters, SprtState, block_score, sequential_test
 from ..rules.deal import derive_seed
-from .config import BotEntry, TournamentConfig
+from .config import BotEntry, GauntletSection, TournamentConfig
 from .schedule import SEATINGS, ScheduledMatch
 
 __all__ = ["BlockPrefix", "evaluate", "gauntlet_entries", "gauntlet_schedule",
-           "gauntlet_tables", "sprt_parameters"]
+           "gauntlet_section", "gauntlet_tables", "sprt_parameters"]
+
+
+def gauntlet_section(cfg: TournamentConfig) -> GauntletSection:
+    """The config's ``[gauntlet]`` section.
+
+    Raises:
+        ValueError: the config has none.
+    """
+    if cfg.gauntlet is None:
+        raise ValueError("the config has no [gauntlet] section")
+    return cfg.gauntlet
 
 
 def gauntlet_entries(cfg: TournamentConfig) -> list[BotEntry]:
@@ -35,10 +46,9 @@ def gauntlet_entries(cfg: TournamentConfig) -> list[BotEntry]:
     Raises:
         ValueError: the config has no ``[gauntlet]`` section.
     """
-    if cfg.gauntlet is None:
-        raise ValueError("the config has no [gauntlet] section")
+    candidate = gauntlet_section(cfg).candidate
     entries = list(cfg.bots)
-    field_bots = [b for b in entries if b.name != cfg.gauntlet.candidate]
+    field_bots = [b for b in entries if b.name != candidate]
     if len(field_bots) == 1:
         entries.append(field_bots[0].model_copy(update={"name": _twin(field_bots[0].name,
                                                                       entries)}))
@@ -84,9 +94,7 @@ def gauntlet_schedule(candidate: str, field_bots: Sequence[str], max_blocks: int
 
 def sprt_parameters(cfg: TournamentConfig) -> SprtParameters:
     """The SPRT parameters of the config's ``[gauntlet]`` section."""
-    g = cfg.gauntlet
-    if g is None:
-        raise ValueError("the config has no [gauntlet] section")
+    g = gauntlet_section(cfg)
     return SprtParameters(float(g.elo0), float(g.elo1), float(g.alpha), float(g.beta))
 
 

@@ -22,17 +22,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..ratings.sprt import SprtState, sprt_state
+from ..ratings.sprt import SprtParameters, SprtState, sprt_state
 from ..records.codec import atomic_write_bytes
 from ..safetext import printable
-from .config import TournamentConfig
+from .config import BotEntry, TournamentConfig
 from .gauntlet import (BlockPrefix, block_order, evaluate, gauntlet_entries, gauntlet_schedule,
-                       sprt_parameters)
+                       gauntlet_section, sprt_parameters)
 from .proctable import ProcessTable
-from .runner import (LocalExecutor, _run_workers, _save, _uncancellable, lock_out_dir, sandbox_banner,
-                     sweep_temp_files, sweep_unfinished_records)
+from .runner import (LocalExecutor, _run_workers, _save, _uncancellable, lock_out_dir,
+                     sandbox_banner, sweep_temp_files, sweep_unfinished_records)
 from .schedule import ScheduledMatch
-from .store import Store
+from .store import ResultRow, Store
 
 
 @dataclass(frozen=True)
@@ -50,12 +50,12 @@ class GauntletOutcome:
 
 def fingerprint(cfg: TournamentConfig) -> str:
     """The tournament fingerprint extended with the ``[gauntlet]`` section."""
-    core = {"tournament": cfg.fingerprint(), "gauntlet": cfg.gauntlet.model_dump()}
+    core = {"tournament": cfg.fingerprint(), "gauntlet": gauntlet_section(cfg).model_dump()}
     return hashlib.sha256(json.dumps(core, sort_keys=True).encode()).hexdigest()
 
 
 def _write_state(out: Path, cfg: TournamentConfig, state: SprtState, capped: bool) -> None:
-    g = cfg.gauntlet
+    g = gauntlet_section(cfg)
     data = {"candidate": g.candidate, "elo0": g.elo0, "elo1": g.elo1, "alpha": g.alpha,
             "beta": g.beta, "max_blocks": g.max_blocks, "blocks": state.blocks,
             "llr": state.llr, "lower": state.lower, "upper": state.upper,
@@ -80,9 +80,30 @@ async def run_gauntlet(cfg: TournamentConfig, out: Path, *, progress: bool = Tru
         os.close(lock)
 
 
+@dataclass
+class _Test:
+    """The running test: the complete-block prefix, its state, and what was played now."""
+
+    prefix: BlockPrefix
+    params: SprtParameters
+    state: SprtState
+    say: Callable[[str], None]
+    played: int = 0
+
+    def add(self, row: ResultRow) -> None:
+        """Add a match just played to the prefix; one line per block, also when several
+        blocks completed at once."""
+        if self.state.decision is None and self.prefix.add(row):
+            for k in range(self.state.blocks + 1, len(self.prefix.scores) + 1):
+                self.state = sprt_state(self.prefix.scores[:k], self.params)
+                self.say(self.state.summary())
+                if self.state.decision is not None:
+                    break
+
+
 async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
                       on_match: Callable[[ScheduledMatch], None] | None) -> GauntletOutcome:
-    g = cfg.gauntlet
+    g = gauntlet_section(cfg)
     params = sprt_parameters(cfg)
     entries = gauntlet_entries(cfg)
     field_names = [e.name for e in entries if e.name != g.candidate]
@@ -92,9 +113,6 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
         logging.getLogger("arena.tournament").info("%s", text)   # also in OUT/arena.log
         if progress:
             print(printable(text), file=sys.stderr, flush=True)
-
-    def warn(text: str) -> None:   # a security or process warning: shown even with --quiet
-        print(f"arena: WARNING: {text}", file=sys.stderr, flush=True)
 
     with Store(out / "results.sqlite") as store:   # refuses a file that is not a store
         (out / "records").mkdir(exist_ok=True)
@@ -110,47 +128,53 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
         done_before = store.results()   # every stored row is checked before anything is played
         for row in done_before:
             prefix.add(row)
-        state = evaluate(prefix, params, g.max_blocks)
+        test = _Test(prefix, params, evaluate(prefix, params, g.max_blocks), say)
         say(f"gauntlet {g.candidate} vs {', '.join(field_names)}: elo0 {g.elo0:g}, elo1 "
             f"{g.elo1:g}, alpha {g.alpha:g}, beta {g.beta:g}, at most {g.max_blocks} blocks")
-        played = 0
         disqualified: list[str] = []
         pending = store.pending()
         sweep_unfinished_records(out, pending)
-        if state.decision is None and state.blocks < g.max_blocks and pending:
-            # the same hardening as ``arena run``: pre-flight check, server limits and TLS,
-            # bot processes recorded in the store (ended by the next run if we are killed)
-            executor = LocalExecutor(cfg, out / "logs", say, on_warning=warn, tracker=procs,
-                                     bots=entries, hide=[out])
-            queue: asyncio.Queue[ScheduledMatch] = asyncio.Queue()
-            for m in pending:
-                queue.put_nowait(m)
-
-            async def worker() -> None:
-                nonlocal played, state
-                while state.decision is None and not queue.empty():
-                    m = queue.get_nowait()
-                    done = await executor.play(m)
-                    await _uncancellable(_save(out, store, done))   # stored whole or not at all
-                    played += 1
-                    if on_match is not None:
-                        on_match(m)
-                    if state.decision is None and prefix.add(done.row):
-                        # one line per block, also when several blocks completed at once
-                        for k in range(state.blocks + 1, len(prefix.scores) + 1):
-                            state = sprt_state(prefix.scores[:k], params)
-                            say(state.summary())
-                            if state.decision is not None:
-                                break
-
-            try:
-                await executor.start()
-                print(sandbox_banner(cfg), file=sys.stderr, flush=True)
-                await _run_workers(worker, executor.slots)
-            finally:
-                disqualified = executor.disqualifications
-                # shielded: a cancellation arriving now must not cut the bots' shutdown short
-                await asyncio.shield(executor.close())
+        if test.state.decision is None and test.state.blocks < g.max_blocks and pending:
+            disqualified = await _play(cfg, out, store, procs, entries, pending, test, on_match)
+    state = test.state
     capped = state.decision is None and state.blocks >= g.max_blocks
     _write_state(out, cfg, state, capped)
-    return GauntletOutcome(state, played, len(done_before), capped, out, tuple(disqualified))
+    return GauntletOutcome(state, test.played, len(done_before), capped, out,
+                           tuple(disqualified))
+
+
+async def _play(cfg: TournamentConfig, out: Path, store: Store, procs: ProcessTable,
+                entries: list[BotEntry], pending: list[ScheduledMatch], test: _Test,
+                on_match: Callable[[ScheduledMatch], None] | None) -> list[str]:
+    """Play ``pending`` in order until the test decides; returns the disqualified bots.
+
+    The same hardening as ``arena run``: pre-flight check, server limits and TLS, bot
+    processes recorded in the store (ended by the next run if we are killed)."""
+
+    def warn(text: str) -> None:   # a security or process warning: shown even with --quiet
+        print(f"arena: WARNING: {text}", file=sys.stderr, flush=True)
+
+    executor = LocalExecutor(cfg, out / "logs", test.say, on_warning=warn, tracker=procs,
+                             bots=entries, hide=[out])
+    queue: asyncio.Queue[ScheduledMatch] = asyncio.Queue()
+    for m in pending:
+        queue.put_nowait(m)
+
+    async def worker() -> None:
+        while test.state.decision is None and not queue.empty():
+            m = queue.get_nowait()
+            done = await executor.play(m)
+            await _uncancellable(_save(out, store, done))   # stored whole or not at all
+            test.played += 1
+            if on_match is not None:
+                on_match(m)
+            test.add(done.row)
+
+    try:
+        await executor.start()
+        print(sandbox_banner(cfg), file=sys.stderr, flush=True)
+        await _run_workers(worker, executor.slots)
+    finally:
+        # shielded: a cancellation arriving now must not cut the bots' shutdown short
+        await asyncio.shield(executor.close())
+    return list(executor.disqualifications)

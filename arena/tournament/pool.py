@@ -41,7 +41,9 @@ from ..match import Bot
 from ..match.bot import DecisionRequest
 from ..match.faults import FaultKind, Forfeit
 from ..protocol.errors import redact
+from ..protocol.server import ArenaServer
 from ..safetext import printable
+from ..sandbox import Launcher
 from .config import BotEntry
 from .peercheck import check_peer
 from .processes import LIVE_GROUPS, describe_exit, kill_all_now, spawn, terminate
@@ -72,6 +74,13 @@ class ProcessTracker(Protocol):
     def ended(self, instance: str) -> None: ...
 
     def start_result(self, bot: str, ok: bool, error: str | None = None) -> None: ...
+
+
+def _remote_token(e: BotEntry) -> str:
+    """The token of remote bot ``e`` (the config requires one: ValueError if absent)."""
+    if not e.token:
+        raise ValueError(f"remote bot {e.name!r} has no token")
+    return e.token
 
 
 class UnavailableBot(Bot):
@@ -108,7 +117,7 @@ class Instance:
 @dataclass
 class _BotState:
     entry: BotEntry
-    slots: asyncio.Queue = field(default_factory=asyncio.Queue)
+    slots: asyncio.Queue[Instance | None] = field(default_factory=asyncio.Queue)
     crashes: int = 0          # crashes, failed starts and (remote) failed connections
     no_shows: int = 0         # of which: a remote bot that did not connect
     disqualified: str | None = None
@@ -173,12 +182,12 @@ class BotPool:
             plain processes under the supervisor).
     """
 
-    def __init__(self, server, entries: Sequence[BotEntry], address: str,
+    def __init__(self, server: ArenaServer, entries: Sequence[BotEntry], address: str,
                  log_dir: Path, *, slots: int, register_timeout_s: float, max_crashes: int,
                  on_event: Callable[[str], None] = lambda msg: None,
                  tracker: ProcessTracker | None = None,
                  extra_env: dict[str, str] | None = None,
-                 launcher=None) -> None:
+                 launcher: Launcher | None = None) -> None:
         self.server = server
         self.launcher = launcher
         self.address = address
@@ -198,7 +207,7 @@ class BotPool:
             for _ in range(1 if e.remote else slots):
                 st.slots.put_nowait(None)
             if e.remote:
-                server.expect(e.token, e.name)
+                server.expect(_remote_token(e), e.name)
             self.bots[e.name] = st
 
     def log_path(self, name: str) -> Path:
@@ -271,48 +280,26 @@ class BotPool:
 
     # ----- processes ------------------------------------------------------------------------
     async def _start(self, st: _BotState) -> tuple[Instance | None, str]:
+        """Start (or, remote, wait for) one instance of ``st``'s bot: the instance and "", or
+        None and why not (counted as a crash)."""
         e = st.entry
         if e.remote:
-            try:
-                bot = await self.server.wait_for_bot(e.token, self.register_timeout_s)
-            except Exception:
-                reason = (f"remote bot {e.name!r} did not connect within "
-                          f"{self.register_timeout_s:g} s")
-                self._crash(st, reason, no_show=True)
-                self._started(st, False, reason)
-                return None, reason
-            self._started(st, True)
-            return Instance(bot), ""
+            return await self._connect_remote(st)
         st.started += 1
         number = st.started
         token, tag = secrets.token_hex(16), secrets.token_hex(8)
         self.server.expect(token, e.name)
-        argv = bot_argv(e, self.address, token)
-        env = {**os.environ, **self.extra_env, **e.env, "ARENA_ADDRESS": self.address,
-               "ARENA_TOKEN": token, INSTANCE_ENV: tag}
         log_path = self.log_path(e.name)
         try:
-            with open(log_path, "ab") as logf:
-                shown = [a.replace(token, redact(token)) for a in argv]  # no secrets in logs
-                logf.write(f"=== {_stamp()} instance {number}: {shown}\n".encode())
-                logf.flush()
-                # the supervisor runs outside the sandbox (parent-death signal, subreaper,
-                # process group in the process table); bwrap inside it (PID namespace)
-                launch = (self.launcher.prepare(e, argv, env) if self.launcher is not None
-                          else None)
-                if launch is None:
-                    proc = await spawn(argv, env=env, cwd=e.cwd, log_file=logf.fileno())
-                else:
-                    proc = await spawn(launch.argv, env=launch.env, cwd=launch.cwd,
-                                       log_file=logf.fileno(), preexec=launch.preexec)
-                    self.launcher.started(e.name, proc, log_path)
+            proc = await self._spawn(e, token, tag, number, log_path)
         except OSError as exc:
             self.server.forget(token)
             reason = f"cannot start bot {e.name!r}: {exc}"
             self._crash(st, reason)
             self._started(st, False, reason)
             return None, reason
-        inst = Instance(None, proc, token, tag, number, log_path)  # type: ignore[arg-type]
+        inst = Instance(UnavailableBot(e.name, "not registered yet"), proc, token, tag, number,
+                        log_path)
         self.live[proc] = inst
         inst.start_ticks = start_ticks(proc.pid) or 0
         if self.tracker is not None:
@@ -323,6 +310,59 @@ class BotPool:
             # only TCP peers are traced to the process started for the token
             self.server.set_peer_check(token, lambda peer: None if peer.startswith("unix:")
                                        else check_peer(peer, port, proc.pid))
+        why = await self._registration(inst, proc, token)
+        if why is None:
+            self._started(st, True)
+            return inst, ""
+        reason = f"bot {e.name!r} {why}; see its log: {log_path}"
+        await self._discard(inst)
+        self._crash(st, reason)
+        self._started(st, False, reason)
+        return None, reason
+
+    async def _connect_remote(self, st: _BotState) -> tuple[Instance | None, str]:
+        """Wait for remote bot ``st`` to connect (see :meth:`_start`)."""
+        e = st.entry
+        try:
+            bot = await self.server.wait_for_bot(_remote_token(e), self.register_timeout_s)
+        except Exception:
+            reason = (f"remote bot {e.name!r} did not connect within "
+                      f"{self.register_timeout_s:g} s")
+            self._crash(st, reason, no_show=True)
+            self._started(st, False, reason)
+            return None, reason
+        self._started(st, True)
+        return Instance(bot), ""
+
+    async def _spawn(self, e: BotEntry, token: str, tag: str, number: int,
+                     log_path: Path) -> asyncio.subprocess.Process:
+        """Start instance ``number`` of bot ``e`` (its output appended to ``log_path``).
+
+        Raises:
+            OSError: the command cannot be started.
+        """
+        argv = bot_argv(e, self.address, token)
+        env = {**os.environ, **self.extra_env, **e.env, "ARENA_ADDRESS": self.address,
+               "ARENA_TOKEN": token, INSTANCE_ENV: tag}
+        with open(log_path, "ab") as logf:
+            shown = [a.replace(token, redact(token)) for a in argv]  # no secrets in logs
+            logf.write(f"=== {_stamp()} instance {number}: {shown}\n".encode())
+            logf.flush()
+            # the supervisor runs outside the sandbox (parent-death signal, subreaper,
+            # process group in the process table); bwrap inside it (PID namespace)
+            launcher = self.launcher
+            launch = launcher.prepare(e, argv, env) if launcher is not None else None
+            if launcher is None or launch is None:
+                return await spawn(argv, env=env, cwd=e.cwd, log_file=logf.fileno())
+            proc = await spawn(launch.argv, env=launch.env, cwd=launch.cwd,
+                               log_file=logf.fileno(), preexec=launch.preexec)
+            launcher.started(e.name, proc, log_path)
+            return proc
+
+    async def _registration(self, inst: Instance, proc: asyncio.subprocess.Process,
+                            token: str) -> str | None:
+        """Wait until the process started for ``token`` registers (then ``inst.bot`` is its
+        bot and None is returned) or dies or times out (then: why, for the crash message)."""
         reg = asyncio.ensure_future(self.server.wait_for_bot(token, self.register_timeout_s))
         died = asyncio.ensure_future(proc.wait())
         try:
@@ -333,22 +373,16 @@ class BotPool:
                     fut.cancel()
         if reg.done() and not reg.cancelled() and reg.exception() is None:
             inst.bot = reg.result()
-            self._started(st, True)
-            return inst, ""
+            return None
         if not died.done() or died.cancelled():
-            why = f"did not register within {self.register_timeout_s:g} s"
-        else:
-            rc = proc.returncode
-            why = (f"exited with status {rc}" if rc is not None and rc >= 0
-                   else f"was {describe_exit(rc)}") + " before registering"
-            last = last_log_line(log_path)
-            if last:
-                why += f" ({last})"
-        reason = f"bot {e.name!r} {why}; see its log: {log_path}"
-        await self._discard(inst)
-        self._crash(st, reason)
-        self._started(st, False, reason)
-        return None, reason
+            return f"did not register within {self.register_timeout_s:g} s"
+        rc = proc.returncode
+        why = (f"exited with status {rc}" if rc is not None and rc >= 0
+               else f"was {describe_exit(rc)}") + " before registering"
+        last = last_log_line(inst.log_path) if inst.log_path is not None else None
+        if last:
+            why += f" ({last})"
+        return why
 
     async def _discard(self, inst: Instance) -> None:
         if inst.token:

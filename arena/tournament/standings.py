@@ -146,8 +146,8 @@ def compute_standings(results: Sequence[ResultRow], bots: Sequence[str],
     absent = absent or {}
     rated = [r for r in results if not absent.keys() & set(r.seats)]
     report, note = _ratings(rated, seed) if rated else (
-        None, "note: no matches played yet" if not results else "note: no ratings: every match had a "
-        "bot that never started")
+        None, "note: no matches played yet" if not results else
+        "note: no ratings: every match had a bot that never started")
     names = list(dict.fromkeys([*bots, *(name for r in results for name in r.seats)]))
     counts = bot_counts(results, names)
     arena = {name: _ArenaTally() for name in names}
@@ -197,8 +197,8 @@ ALIGN = ["right", "left"] + ["right"] * (len(TABLE_KEYS) - 2)
 def standings_legend() -> list[str]:
     """What the columns of the text and Markdown tables mean, one line each."""
     rating, ci = COLUMNS["rating"], COLUMNS["ci_low"]
-    return [f"{HEADERS[2]}: {rating.meaning}; {ci.header}: {ci.meaning}"] + \
-        legend(TABLE_KEYS[3:])
+    return [f"{HEADERS[2]}: {rating.meaning}; {ci.header}: {ci.meaning}",
+            *legend(TABLE_KEYS[3:])]
 
 
 def format_standings(st: Standings, fmt: str = "text") -> str:

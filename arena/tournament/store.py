@@ -246,7 +246,9 @@ class Store:
         return True
 
     def scheduled_count(self) -> int:
-        return self.db.execute("SELECT COUNT(*) FROM schedule").fetchone()[0]
+        """How many matches are scheduled."""
+        count: int = self.db.execute("SELECT COUNT(*) FROM schedule").fetchone()[0]
+        return count
 
     def pending(self) -> list[ScheduledMatch]:
         """Scheduled matches without a result, in schedule order.
