@@ -202,3 +202,53 @@ def test_match_end_tells_the_recorded_placings_and_the_forfeit(bad_seat):
     res = play(clean)
     assert clean[0].ends[0].reason == res.state.end_reason and \
         clean[0].ends[0].placings == res.placings
+
+
+# ----- typed faults and forfeits (issue 12 item 3) ------------------------------------------
+
+def test_fault_kinds_are_the_recorded_strings():
+    from arena.match import FAULT_KINDS, FaultKind
+    assert FAULT_KINDS == ("illegal", "timeout", "malformed", "error", "disconnect")
+    assert FaultKind("timeout") is FaultKind.TIMEOUT and f"{FaultKind.ILLEGAL}" == "illegal"
+    assert BotFault("disconnect", "x").kind is FaultKind.DISCONNECT
+    with pytest.raises(ValueError):   # no "crash" kind: a crash is a disconnect
+        BotFault("crash", "x")
+
+
+def test_forfeits_are_typed_and_keep_their_recorded_text():
+    from arena.match import FaultKind, Forfeit
+    bots = randoms(2) + [LocalBot(ScriptedPolicy(999, {1, 2, 3}), "bad")]
+    res = play(bots, max_faults=3)
+    assert res.forfeits == (None, None, Forfeit(FaultKind.ILLEGAL, "3 faults (last: illegal)"))
+    assert str(res.forfeits[2]) == res.forfeit_reasons[2] == "3 faults (last: illegal)"
+    slow = randoms(2) + [LocalBot(SleepyPolicy(0.08), "slow", threaded=True)]
+    res = play(slow, hand_cap=1, time_ms=10, grace_ms=20, max_faults=2)
+    assert res.forfeits[2] == Forfeit(FaultKind.TIMEOUT, "2 faults (last: timeout)")
+    res = play(randoms(2) + [GoneBot(after=4)])
+    assert res.forfeits[2] == Forfeit(FaultKind.DISCONNECT, "disconnect: stream closed")
+
+
+class AbsentBot(Bot):
+    """A bot gone before the match (as the pool's UnavailableBot): never asked."""
+
+    name = "absent"
+
+    def __init__(self, reason: str | None) -> None:
+        self.gone_reason = reason
+
+    @property
+    def alive(self) -> bool:
+        return False
+
+    async def decide(self, request):
+        raise AssertionError("never asked")
+
+
+@pytest.mark.parametrize(("reason", "text"), [
+    ("disqualified after 3 crashes", "disqualified after 3 crashes"),
+    (None, "disconnect: bot is gone")])
+def test_a_bot_gone_before_the_match_forfeits_with_its_gone_reason(reason, text):
+    from arena.match import FaultKind, Forfeit
+    res = play(randoms(2) + [AbsentBot(reason)])
+    assert res.forfeits[2] == Forfeit(FaultKind.DISCONNECT, text)
+    assert res.decisions_asked[2] == 0 and res.placings[2] == 3 and res.faults[2] == 0

@@ -8,9 +8,12 @@ import csv
 import io
 import json
 
+from dataclasses import replace
+
 import pytest
 
 from arena.cli import main
+from arena.ratings import MatchResult, RatingsInputError, rate
 from arena.ratings.columns import COLUMNS, HEAD_TO_HEAD_COLUMNS as H2H_COLUMNS, RATING_COLUMNS
 from arena.safetext import markdown_cell
 from arena.tournament.standings import (STANDING_COLUMNS, compute_standings, format_standings,
@@ -31,6 +34,24 @@ def rows(blocks: int) -> list[ResultRow]:
                              (0, 1, 0), (False,) * 3, (None,) * 3, "hand-cap", 1, (4, 4, 4),
                              (2.0, 4.0, 6.0), f"records/m{k}.jsonl.gz"))
     return out
+
+
+def test_stored_results_are_rated_as_they_are_and_standings_extend_the_report():
+    """One result type (issue 12 item 4): the store's rows go into the ratings unconverted,
+    and the standings' rating columns are the report's (one tally of the counts)."""
+    stored = rows(3)
+    as_results = [MatchResult(r.seats, r.placings, r.block_id, r.forfeited) for r in stored]
+    assert rate(stored, seed=1, bootstrap=50) == rate(as_results, seed=1, bootstrap=50)
+    st = compute_standings(stored, list(BOTS), seed=1)
+    assert st.ratings is not None
+    for row in st.rows:
+        line = st.ratings.bot(row.bot).to_dict()
+        mine = {k: getattr(row, k) for k in RATING_COLUMNS}
+        assert mine == {**line, "average_place": round(line["average_place"], 3)}
+    # a damaged row (placings that are no competition ranking) is named, not a traceback
+    bad = replace(stored[4], placings=(1, 1, 2))
+    with pytest.raises(RatingsInputError, match=r"results\[4\]: places \(1, 1, 2\) are not"):
+        rate([*stored[:4], bad], bootstrap=0)
 
 
 def test_standings_columns_extend_the_ratings_vocabulary():
