@@ -46,7 +46,6 @@ without it a bind address other than loopback logs a warning (the token travels 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import hmac
 import logging
@@ -69,8 +68,6 @@ log = logging.getLogger("arena.protocol")
 
 SERVICE_NAME = "threefiveeight.v1.ArenaService"
 _MAX_NAME = 100
-#: how long a closed stream waits for the bot to end its side (s)
-CLOSE_LINGER_S = 5.0
 #: a token's peer check: None when the peer is the expected process, else why not
 PeerCheck = Callable[[str], "str | None"]
 
@@ -385,12 +382,6 @@ class ArenaServer:
                     break
                 async with bot.write_lock:
                     await context.write(item)
-            # keep the stream (and the transport) open until the bot has read the Goodbye
-            # and ended its side: a bot still writing when the server goes away would lose
-            # the Goodbye to a broken pipe. A bot that never ends its side is cut off after
-            # CLOSE_LINGER_S (and by the grace of stop()).
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(reader), CLOSE_LINGER_S)
         finally:
             reader.cancel()
             self._gone(bot, "the stream ended")
