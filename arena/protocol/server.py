@@ -50,6 +50,7 @@ import hashlib
 import hmac
 import logging
 from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import grpc
 from google.protobuf.message import DecodeError
@@ -137,6 +138,8 @@ class ArenaServer:
         self.bots: dict[str, RemoteBot] = {}
         self._expected: dict[bytes, tuple[str, str]] = {}   # sha256(token) -> (token, name)
         self._peer_checks: dict[bytes, PeerCheck] = {}
+        #: the tasks serving registered streams (each ends once its status is sent)
+        self._streams: set[asyncio.Task[Any]] = set()
         self._waiters: dict[str, list[asyncio.Future[RemoteBot]]] = {}
         self._unregistered = 0
         self._server: grpc.aio.Server | None = None
@@ -198,8 +201,10 @@ class ArenaServer:
         return None if self.unix_socket is None else f"unix:{self.unix_socket}"
 
     async def stop(self, grace_s: float = 1.0, reason: str = "the arena is shutting down") -> None:
-        """Send ``Goodbye`` to every connected bot, close their streams and stop the server
-        (streams still open after ``grace_s`` seconds are cancelled). Idempotent."""
+        """Send ``Goodbye`` to every connected bot, close their streams and stop the server.
+        Waits up to ``grace_s`` seconds for the streams to send their Goodbye and status, then
+        gives streams still open another ``grace_s`` before cancelling them (so at most
+        ``2 * grace_s`` in all). Idempotent."""
         for bot in list(self.bots.values()):
             bot.close(reason)
         for waiters in self._waiters.values():
@@ -208,6 +213,9 @@ class ArenaServer:
                     fut.cancel()
         self._waiters.clear()
         self._peer_checks.clear()
+        if self._streams:  # let each stream send its Goodbye and status before the transport
+            # goes: a bot still writing when the connection closes loses both to a broken pipe
+            await asyncio.wait(set(self._streams), timeout=grace_s)
         if self._server is not None:
             await self._health.enter_graceful_shutdown()
             await self._server.stop(grace_s)
@@ -369,6 +377,10 @@ class ArenaServer:
             context.set_details(response.register.detail)
             return
         context.add_done_callback(lambda _ctx: self._gone(bot, "the stream ended"))
+        stream = asyncio.current_task()
+        if stream is not None:
+            self._streams.add(stream)
+            stream.add_done_callback(self._streams.discard)
         reader = asyncio.create_task(self._read(bot, context))
         bot.writer = context.write
         try:
