@@ -2,7 +2,7 @@
 
 Bot names are arbitrary strings chosen by participants, so every format treats them as hostile:
 
-* ``md``: GitHub pipe tables (via ``tabulate`` when installed, with number parsing disabled so
+* ``md``: GitHub pipe tables (via ``tabulate``, with number parsing disabled so
   a bot called ``1e5`` stays a name). Names go through :func:`arena.safetext.markdown_cell`
   (HTML specials entity-escaped, Markdown punctuation backslash-escaped, control and bidi
   characters shown as ``\\uXXXX``): a name renders as itself and cannot break the table or
@@ -28,13 +28,15 @@ import json
 from collections.abc import Sequence
 from typing import Literal
 
+from tabulate import tabulate
+
 from ..safetext import markdown_cell
 from ..wording import plural
 from .columns import (COLUMNS, HEAD_TO_HEAD_COLUMNS, LOS_COLUMNS, MIN_BLOCKS, RATING_COLUMNS,
                       few_blocks_note, legend)
 from .report import RatingReport
 
-__all__ = ["csv_tables", "format_report", "markdown_escape"]
+__all__ = ["csv_tables", "format_report", "markdown_escape", "render_table"]
 
 Format = Literal["md", "csv", "json"]
 Section = Literal["all", "ratings", "los", "head_to_head"]
@@ -51,15 +53,22 @@ CSV_FILES = {"ratings": "ratings.csv", "los": "los.csv", "head_to_head": "headto
 markdown_escape = markdown_cell
 
 
-def _md_table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: Sequence[str]) -> str:
-    from tabulate import tabulate
-    return tabulate(
-        [list(r) for r in rows],
-        headers=list(headers),
-        tablefmt="github",
-        disable_numparse=True,
-        colalign=list(align),
-    )
+def render_table(headers: Sequence[str], rows: Sequence[Sequence[object]],
+                 align: Sequence[str], fmt: Literal["md", "text"], *,
+                 notes: Sequence[str] = (), legend_lines: Sequence[str] = ()) -> str:
+    """The one table renderer of the ratings and the standings: ``md`` a GitHub pipe table,
+    ``text`` a plain one (both by ``tabulate``, number parsing off so a name stays text), then
+    each note as a paragraph and the legend under it (a list in ``md``; notes and legend
+    escaped with :func:`~arena.safetext.markdown_cell` there). Cells are shown as given:
+    escaping names is the caller's (md: ``markdown_cell``, text: ``printable``). No trailing
+    newline."""
+    table = tabulate([list(r) for r in rows], headers=list(headers),
+                     tablefmt="github" if fmt == "md" else "simple", disable_numparse=True,
+                     colalign=list(align))
+    if fmt == "md":
+        notes = [markdown_cell(n) for n in notes]
+        legend_lines = [f"- {markdown_cell(line)}" for line in legend_lines]
+    return "\n\n".join([table, *notes, *(["\n".join(legend_lines)] if legend_lines else [])])
 
 
 def _fmt(x: float | None, digits: int) -> str:
@@ -90,14 +99,13 @@ def _markdown(report: RatingReport, sections: Sequence[str]) -> str:
         flagged = [b for b in report.bots if b.one_sided]
         anchor = ("" if not flagged or len(flagged) == len(report.bots) else
                   "; the 1500 mean is over the bots that are not one-sided")
-        notes = "".join(f"\n\n{markdown_escape(n)}" for n in report.notes)
         parts.append(
             f"## Ratings\n\n{plural(report.matches, 'match')} in "
             f"{plural(report.blocks, 'block')}; Plackett-Luce, prior sigma "
             f"{report.prior_sigma:g}, {report.bootstrap} bootstrap resamples over blocks "
             f"(seed {report.seed}){anchor}.\n\n"
-            + _md_table(headers, rows, align) + notes + "\n\n"
-            + "\n".join(f"- {markdown_escape(line)}" for line in legend(keys))
+            + render_table(headers, rows, align, "md", notes=report.notes,
+                           legend_lines=legend(keys))
         )
     if "los" in sections:
         title = "## Likelihood of superiority\n\n"
@@ -112,7 +120,7 @@ def _markdown(report: RatingReport, sections: Sequence[str]) -> str:
             parts.append(
                 title
                 + "Row bot rated above column bot in this fraction of bootstrap resamples.\n\n"
-                + _md_table(["", *names], rows, ["left"] + ["right"] * len(names))
+                + render_table(["", *names], rows, ["left"] + ["right"] * len(names), "md")
             )
     if "head_to_head" in sections:
         diffs = {(d.a, d.b): d for d in report.differences}
@@ -126,10 +134,11 @@ def _markdown(report: RatingReport, sections: Sequence[str]) -> str:
         parts.append(
             "## Head-to-head\n\nMatches in which both bots played; a placed above / below / "
             "equal to b; rating difference a - b (Elo points) with its 95% interval.\n\n"
-            + _md_table(
+            + render_table(
                 [COLUMNS[k].header for k in HEAD_TO_HEAD_COLUMNS if k != "diff_ci_high"],
                 rows,
                 ["left", "left", "right", "right", "right", "right", "right", "right"],
+                "md",
             )
         )
     return "\n\n".join(parts) + "\n"

@@ -18,12 +18,12 @@ import io
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, replace
-
-from tabulate import tabulate
+from typing import Literal
 
 from ..ratings import DEFAULT_BOOTSTRAP, BotRating, RatingReport, RatingsInputError, rate
 from ..ratings.headtohead import BotCounts, bot_counts
 from ..ratings.columns import COLUMNS, MIN_BLOCKS, few_blocks_note, legend
+from ..ratings.formatting import render_table
 from ..safetext import markdown_cell, printable
 from .store import ResultRow
 
@@ -217,16 +217,8 @@ def format_standings(st: Standings, fmt: str = "text") -> str:
             w.writerow([*asdict(r).values(), note or ""])
         return buf.getvalue()
     rows = table_rows(st)
-    if fmt == "md":
-        for row in rows:
-            row[1] = markdown_cell(str(row[1]))
-        text = tabulate(rows, headers=HEADERS, tablefmt="github", disable_numparse=True,
-                        colalign=ALIGN)
-        notes = [markdown_cell(n) for n in st.notes]
-        return "\n\n".join([text, *notes, "\n".join(
-            f"- {markdown_cell(line)}" for line in standings_legend())]) + "\n"
+    table: Literal["md", "text"] = "md" if fmt == "md" else "text"
     for row in rows:
-        row[1] = printable(str(row[1]))
-    text = tabulate(rows, headers=HEADERS, tablefmt="simple", disable_numparse=True,
-                    colalign=ALIGN)
-    return "\n\n".join([text, *st.notes, "\n".join(standings_legend())]) + "\n"
+        row[1] = markdown_cell(str(row[1])) if table == "md" else printable(str(row[1]))
+    return render_table(HEADERS, rows, ALIGN, table, notes=st.notes,
+                        legend_lines=standings_legend()) + "\n"
