@@ -150,3 +150,23 @@ def test_rate_rejects_bad_arguments():
 
 def test_ratings_input_error_is_a_value_error():
     assert issubclass(RatingsInputError, ValueError)
+
+
+def test_any_object_with_the_four_attributes_is_rated_and_checked_every_time():
+    """rate() takes stored rows as they are (issue 12 item 4); remembering checked rows never
+    lets 0/1 pass for booleans or 1.0 for a place (they compare equal to True and 1)."""
+    from types import SimpleNamespace
+
+    def row(places, forfeits=(False, False, False), block="b0"):
+        return SimpleNamespace(players=("A", "B", "C"), places=places, block=block,
+                               forfeits=forfeits)
+
+    good = [row((1, 2, 3), (False, False, True)), row((2, 1, 3), block="b1")]
+    plain = [MatchResult(r.players, r.places, r.block, r.forfeits) for r in good]
+    assert rate(good, bootstrap=0) == rate(plain, bootstrap=0)
+    with pytest.raises(RatingsInputError, match=r"results\[0\]: forfeits must be booleans"):
+        rate([row((1, 2, 3), (0, 0, 1)), good[1]], bootstrap=0)
+    with pytest.raises(RatingsInputError, match=r"results\[1\]: places must be integers"):
+        rate([good[0], row((2.0, 1, 3), block="b1")], bootstrap=0)
+    with pytest.raises(RatingsInputError, match=r"results\[1\] is not a MatchResult"):
+        rate([good[0], ("A", "B", "C")], bootstrap=0)
