@@ -49,7 +49,7 @@ from typing import Any
 import grpc
 
 from .. import __version__
-from ..match.bot import MatchInfo
+from .types import MatchInfo
 from ..protocol import PROTOCOL_VERSION
 from ..protocol._gen.threefiveeight.v1 import arena_pb2 as pb
 from ..protocol.convert import (
