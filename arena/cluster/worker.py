@@ -23,9 +23,10 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from ..errors import UserError
-from ..tournament import processes as processes_module
+from ..tournament.processes import LIVE_GROUPS
 from ..tournament.config import TournamentConfig
 from ..tournament.executor import PlayedMatch
 from ..tournament.schedule import ScheduledMatch
@@ -67,28 +68,19 @@ class WorkerReply:
     node: str = ""
 
 
-class _ReportedGroups(set):
-    """``processes.LIVE_GROUPS`` in a worker: each add/discard is also written to the
-    reaper."""
+class _ReaperFeed:
+    """Listener of :data:`~arena.tournament.processes.LIVE_GROUPS` in a worker: each group
+    added or removed is written to the reaper (``+PGID`` / ``-PGID``, one per line)."""
 
-    def __init__(self, pipe) -> None:
-        super().__init__()
+    def __init__(self, pipe: IO[bytes]) -> None:
         self.pipe = pipe
 
-    def _send(self, line: str) -> None:
+    def __call__(self, change: str, pgid: int) -> None:
         try:
-            self.pipe.write(line.encode() + b"\n")
+            self.pipe.write(f"{change}{pgid}\n".encode())
             self.pipe.flush()
         except (OSError, ValueError):
             pass
-
-    def add(self, pgid: int) -> None:  # type: ignore[override]
-        self._send(f"+{pgid}")
-        super().add(pgid)
-
-    def discard(self, pgid: int) -> None:  # type: ignore[override]
-        super().discard(pgid)
-        self._send(f"-{pgid}")
 
 
 class MatchWorker:
@@ -121,7 +113,8 @@ class MatchWorker:
         self.log_dir = Path(tempfile.mkdtemp(prefix="arena-worker-logs-"))
         self.reaper = subprocess.Popen([sys.executable, "-c", REAPER], stdin=subprocess.PIPE,
                                        stdout=subprocess.DEVNULL, start_new_session=True)
-        processes_module.LIVE_GROUPS = _ReportedGroups(self.reaper.stdin)
+        if self.reaper.stdin is not None:  # always: stdin=PIPE
+            LIVE_GROUPS.listener = _ReaperFeed(self.reaper.stdin)
         self.local = LocalExecutor(self.cfg, self.log_dir, self.events.append, slots=1,
                                    bind="127.0.0.1:0")
         await self.local.start()

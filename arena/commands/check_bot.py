@@ -134,14 +134,15 @@ async def _check(args: argparse.Namespace, argv: list[str], presets: list[str],
                                bot=label, wait_exit=wait_exit if proc else None)
     finally:
         if proc is not None and proc.returncode is None:
-            from ..tournament.pool import terminate
+            from ..tournament.processes import terminate
             await terminate(proc)
         await server.stop()
 
 
 async def _spawn(argv: list[str], address: str, token: str, log_path: Path):
     from ..tournament.config import BotEntry
-    from ..tournament.pool import LIVE_GROUPS, bot_argv
+    from ..tournament.pool import bot_argv
+    from ..tournament.processes import LIVE_GROUPS
     entry = BotEntry(name="checked-bot", command=argv)
     full = bot_argv(entry, address, token)
     env = {**os.environ, "ARENA_ADDRESS": address, "ARENA_TOKEN": token}
