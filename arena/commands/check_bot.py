@@ -92,7 +92,7 @@ async def _check(args: argparse.Namespace, argv: list[str], presets: list[str],
     from ..conformance.harness import CheckServer
     from ..conformance.suite import CheckResult, SuiteReport, run_suite
     from ..protocol.errors import ServerStartError
-    from ..tournament.runner import server_address
+    from ..tournament.local import server_address
     token = args.token or secrets.token_hex(16)
     server = CheckServer(args.bind, token)
     try:

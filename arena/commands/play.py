@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     3 when a bot started but failed before registering (its start error is printed)."""
     from ..protocol.errors import ServerStartError
     from ..records import record_from_result, render_text, write_record
-    from ..tournament.single import BotStartError, play_single
+    from ..tournament.play import BotStartError, play_single
     from ._signals import Interrupted, run_guarded
     # one validated path: the tournament config's model (issue 10 item 6)
     cfg = play_config(args.bots, preset=args.preset, seed=args.seed, sets=args.set,

@@ -28,7 +28,7 @@ from ..wording import plural
 from ._values import cli_int
 from ..records import (MatchRecord, RecordError, read_record, render_html, render_text,
                        verify_record)
-from ..records.codec import atomic_write_bytes
+from ..atomic import atomic_write_bytes
 from ..records.text import clean
 
 

@@ -15,7 +15,7 @@ from ..rules.history import HandSummary
 from .errors import RecordError
 from .models import (DecisionRecord, ExchangeRecord, HandRecord, MatchRecord, RecordHeader,
                      RecordResult, SeatInfo, SeedText, TrickRecordModel)
-from .simulate import deal_by_seat
+from .replayer import deal_by_seat
 
 
 def _ms(value: float | None) -> float | None:

@@ -20,7 +20,7 @@ from ..rules import parse_card as _card
 from ..rules.cards import cards_of, rank_of, suit_of
 from ..rules.exchange import ExchangeEvent
 from .models import HandRecord, MatchRecord
-from .simulate import Replayer, Step, deal_from_seats
+from .replayer import Replayer, Step, deal_from_seats
 from .text import clean, event_text
 from .verify import rules_of
 

@@ -1,6 +1,6 @@
 """Trick-by-trick text replay of a record (``arena replay RECORD``).
 
-The match is re-simulated with the engine (:class:`~arena.records.simulate.Replayer`); lines
+The match is re-simulated with the engine (:class:`~arena.records.replayer.Replayer`); lines
 appear in the order things happened: hand header (dealer, declarer, contract, targets), dealt
 cards, exchange events, kitty, contract, discards, each trick (leader, cards by seat name,
 winner, running tricks vs target), faults, points and scores, then the final result.
@@ -22,7 +22,7 @@ from ..rules import (MISERE, SUITS, Decision, ExchangeEvent, card_str, contract_
 from ..rules import parse_card as _card
 from ..rules.cards import cards_of, rank_of, suit_of
 from .models import HandRecord, MatchRecord
-from .simulate import Replayer, deal_from_seats
+from .replayer import Replayer, deal_from_seats
 from .verify import rules_of, verify_record
 
 HIDDEN = "??"

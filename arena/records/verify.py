@@ -31,7 +31,7 @@ from ..rules.history import HandSummary
 from .build import exchange_record
 from .errors import RecordError, RecordMismatch
 from .models import HandRecord, MatchRecord
-from .simulate import Replayer, deal_by_seat, deal_from_seats
+from .replayer import Replayer, deal_by_seat, deal_from_seats
 
 
 def rules_of(record: MatchRecord) -> RulesConfig:

@@ -15,25 +15,24 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import logging
-import os
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..ratings.model import MatchResult as RatedMatch
 from ..ratings.sprt import SprtState, sprt_state
-from ..records.codec import atomic_write_bytes
-from ..safetext import printable
+from ..atomic import atomic_write_bytes
 from .config import TournamentConfig
 from .gauntlet import (BlockPrefix, block_order, evaluate, gauntlet_entries, gauntlet_schedule,
                        sprt_parameters)
+from .local import LocalExecutor, sandbox_banner
+from .outdir import (leftovers_notice, out_dir_lock, prepare_out_dir, save_played,
+                     sweep_unfinished_records)
 from .proctable import ProcessTable
-from .runner import (LocalExecutor, _run_workers, _save, _uncancellable, lock_out_dir, sandbox_banner,
-                     sweep_temp_files, sweep_unfinished_records)
+from .reporter import Alert, ConsoleReporter, Message, Notice
 from .schedule import ScheduledMatch
 from .store import ResultRow, Store
+from .tasks import run_workers, uncancellable
 
 
 @dataclass(frozen=True)
@@ -78,11 +77,8 @@ async def run_gauntlet(cfg: TournamentConfig, out: Path, *, progress: bool = Tru
     Raises:
         OutDirError, StoreError, ServerStartError: as :func:`.runner.run_tournament`.
     """
-    lock = lock_out_dir(out)
-    try:
+    with out_dir_lock(out):
         return await _run_locked(cfg, out, progress, on_match)
-    finally:
-        os.close(lock)
 
 
 async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
@@ -93,24 +89,21 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
     field_names = [e.name for e in entries if e.name != g.candidate]
     schedule = gauntlet_schedule(g.candidate, field_names, g.max_blocks, cfg.tournament.seed)
 
-    def say(text: str) -> None:
-        logging.getLogger("arena.tournament").info("%s", text)   # also in OUT/arena.log
-        if progress:
-            print(printable(text), file=sys.stderr, flush=True)
+    report = ConsoleReporter(progress)   # no RunStarted: plain lines, never a bar
 
-    def warn(text: str) -> None:   # a security or process warning: shown even with --quiet
-        print(f"arena: WARNING: {text}", file=sys.stderr, flush=True)
+    def say(text: str) -> None:
+        report(Message(text))   # logged (OUT/arena.log), shown unless quiet
+
+    def warn(text: str) -> None:
+        report(Alert(text))   # a security or process warning: shown even with --quiet
 
     with Store(out / "results.sqlite") as store:   # refuses a file that is not a store
-        (out / "records").mkdir(exist_ok=True)
-        (out / "logs").mkdir(exist_ok=True)
-        sweep_temp_files(out)  # we hold the directory's lock: no other writer
+        prepare_out_dir(out)  # we hold the directory's lock: no other writer
         store.init_schedule(fingerprint(cfg), cfg.tournament.name, schedule)
         procs = ProcessTable(store.db)
         left = procs.end_leftovers()  # an arena that died on this directory left them
         if left:
-            print(f"arena: ended {left} bot process{'es' if left > 1 else ''} left running by "
-                  f"an earlier arena on {out}", file=sys.stderr, flush=True)
+            report(Notice(leftovers_notice(left, out)))
         prefix = BlockPrefix(g.candidate, block_order(schedule))
         done_before = store.results()   # every stored row is checked before anything is played
         for row in done_before:
@@ -136,7 +129,7 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
                 while state.decision is None and not queue.empty():
                     m = queue.get_nowait()
                     done = await executor.play(m)
-                    await _uncancellable(_save(out, store, done))   # stored whole or not at all
+                    await uncancellable(save_played(out, store, done))   # stored whole or not at all
                     played += 1
                     if on_match is not None:
                         on_match(m)
@@ -150,8 +143,8 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
 
             try:
                 await executor.start()
-                print(sandbox_banner(cfg), file=sys.stderr, flush=True)
-                await _run_workers(worker, executor.slots)
+                report(Notice(sandbox_banner(cfg)))
+                await run_workers(worker, executor.slots)
             finally:
                 disqualified = executor.disqualifications
                 # shielded: a cancellation arriving now must not cut the bots' shutdown short

@@ -16,7 +16,7 @@ from ..rules import RulesConfig
 from .config import BotEntry
 from .pool import BotPool, UnavailableBot
 from .preflight import preflight
-from .runner import server_address
+from .local import server_address
 
 
 class BotStartError(Exception):
