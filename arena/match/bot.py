@@ -2,7 +2,7 @@
 
 The match runner only talks to :class:`Bot`; ``arena.protocol`` implements it over gRPC and
 :class:`LocalBot` wraps an in-process policy (anything with ``decide(view) -> int``), so tests
-and benchmarks can run matches without sockets (DESIGN.md, "data flows one way").
+and benchmarks can run matches without sockets (docs/architecture.md: imports run one way).
 """
 
 from __future__ import annotations
