@@ -113,12 +113,14 @@ class MatchWorker:
                     f"node {socket.gethostname()}: the bots' directory {self.base_dir} does not "
                     "exist there; use a shared filesystem or [cluster] working_dir")
             os.chdir(self.base_dir)
-        log_dir = self.log_dir = Path(tempfile.mkdtemp(prefix="arena-worker-logs-"))
-        self.reaper = subprocess.Popen([sys.executable, "-c", REAPER], stdin=subprocess.PIPE,
-                                       stdout=subprocess.DEVNULL, start_new_session=True)
-        if self.reaper.stdin is not None:  # always: stdin=PIPE
-            LIVE_GROUPS.listener = _ReaperFeed(self.reaper.stdin)
-        local = self.local = LocalExecutor(self.cfg, log_dir, self.events.append, slots=1,
+        self.log_dir = Path(tempfile.mkdtemp(prefix="arena-worker-logs-"))
+        self.reaper = reaper = subprocess.Popen(
+            [sys.executable, "-c", REAPER], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+            start_new_session=True)
+        if reaper.stdin is None:            # cannot happen: stdin=PIPE
+            raise RuntimeError("the reaper has no stdin pipe")
+        LIVE_GROUPS.listener = _ReaperFeed(reaper.stdin)
+        self.local = local = LocalExecutor(self.cfg, self.log_dir, self.events.append, slots=1,
                                            bind="127.0.0.1:0")
         await local.start()
         return local
@@ -126,8 +128,8 @@ class MatchWorker:
     async def play(self, m: ScheduledMatch, disqualified: dict[str, str]) -> WorkerReply:
         """Play ``m``; bots in ``disqualified`` (name -> reason) forfeit as with ``local``."""
         local = self.local if self.local is not None else await self._start()
-        if local.pool is None:  # start() sets it
-            raise RuntimeError("the worker's bot pool is not started")
+        if local.pool is None:              # cannot happen: LocalExecutor.start() made it
+            raise RuntimeError("the worker's bot pool is not running")
         bots = local.pool.bots
         for name, reason in disqualified.items():
             if name in bots and not bots[name].disqualified:
