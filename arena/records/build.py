@@ -66,7 +66,7 @@ def record_from_result(result: MatchResult) -> MatchRecord:
         raise RecordError(f"match {spec.match_id}: {len(deals)} deals but "
                           f"{len(summaries)} completed hands")
     by_hand: dict[int, list[DecisionRecord]] = {n: [] for n in deals}
-    for i, (log, action) in enumerate(zip(result.decisions, state.actions)):
+    for i, (log, action) in enumerate(zip(result.decisions, state.actions, strict=True)):
         if log.action != action:
             raise RecordError(f"match {spec.match_id}: decision {i} logged "
                               f"{action_str(log.action)} but {action_str(action)} was applied")

@@ -16,6 +16,7 @@ import json
 import os
 import zlib
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -23,6 +24,8 @@ from ..atomic import atomic_write_bytes
 
 from .errors import RecordError
 from .models import SCHEMA_VERSION, HandRecord, MatchRecord, RecordHeader, RecordResult
+
+_M = TypeVar("_M", bound=BaseModel)
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -132,7 +135,7 @@ def _json_line(number: int, line: str) -> object:
                           f"{str(exc)[:120]})") from None
 
 
-def _model(cls: type[BaseModel], number: int, obj: object):
+def _model(cls: type[_M], number: int, obj: object) -> _M:
     try:
         return cls.model_validate(obj)
     except ValidationError as exc:
