@@ -31,11 +31,19 @@ def exchange_record(e: ExchangeEvent) -> ExchangeRecord:
 
 
 def hand_record(facts: HandSummary, decisions: list[DecisionRecord]) -> HandRecord:
-    """Record form of one hand's engine facts plus its decisions."""
+    """Record form of one hand's engine facts plus its decisions.
+
+    Raises:
+        RecordError: the summary has no deal (the engine keeps it for every completed hand).
+    """
+    if facts.deal is None:
+        raise RecordError(f"hand {facts.hand_number}: the engine's summary has no deal")
+    first, second, third = deal_by_seat(facts.deal, facts.roles)
     return HandRecord(
         hand=facts.hand_number, dealer=facts.dealer, declarer=facts.declarer, roles=facts.roles,
         targets=facts.targets, limits=facts.limits,
-        dealt=tuple([card_str(c) for c in h] for h in deal_by_seat(facts.deal, facts.roles)),
+        dealt=([card_str(c) for c in first], [card_str(c) for c in second],
+               [card_str(c) for c in third]),
         kitty=[card_str(c) for c in facts.deal.kitty],
         contract=None if facts.contract is None else contract_name(facts.contract),
         exchange=[exchange_record(e) for e in facts.events],
@@ -90,6 +98,8 @@ def record_from_result(result: MatchResult) -> MatchRecord:
         grace_ms=spec.grace_ms, time_bank_ms=spec.time_bank_ms, max_faults=spec.max_faults,
         seats=seats, started_at=result.started_at, ended_at=result.ended_at,
         termination=result.termination, end_reason=state.end_reason)
+    if state.placings is None:   # set by the engine when the match ends
+        raise RecordError(f"match {spec.match_id}: the finished match has no placings")
     outcome = RecordResult(
         hands=len(hands), end_reason=state.end_reason,
         twelve_trick_winner=state.twelve_trick_winner, scores=tuple(state.scores),

@@ -130,12 +130,14 @@ class Replayer:
             trick, winner = done.cards, done.winner
         else:
             trick, winner = tuple(zip(st.trick_seats, st.trick, strict=False)), None
-        return Table(hands, sizes, trick, winner, tuple(st.tricks_won), tuple(st.scores))
+        won = st.tricks_won
+        return Table(hands, sizes, trick, winner, (won[0], won[1], won[2]), tuple(st.scores))
 
 
-def deal_by_seat(deal: Deal, roles: tuple[int, int, int]) -> tuple[tuple[int, ...], ...]:
+def deal_by_seat(deal: Deal, roles: tuple[int, int, int]
+                 ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     """A deal's hands re-indexed by seat (``roles[seat]`` is the seat's role)."""
-    return tuple(deal.hands[roles[s]] for s in range(3))
+    return deal.hands[roles[0]], deal.hands[roles[1]], deal.hands[roles[2]]
 
 
 def deal_from_seats(dealt: Sequence[Sequence[int]], roles: tuple[int, int, int],
