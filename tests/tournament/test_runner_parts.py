@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+import re
 import subprocess
 import sys
 
@@ -176,3 +177,20 @@ def test_match_runner_and_sdk_types_load_without_grpc():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_terminal_reporter_draws_a_bar_and_prints_above_it():
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    m, row = _match_and_row(faults=(0, 1, 0))
+    out = Terminal()
+    report = ConsoleReporter(True, stream=out)
+    for event in (RunStarted(2, 1), Notice("sandbox: none"), MatchStored(m, row),
+                  Alert("w"), RunEnded()):
+        report(event)
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out.getvalue())
+    assert "sandbox: none\n" in text and "arena: WARNING: w\n" in text
+    assert re.search(r"matches .* 2/2 faults 1 ", text.splitlines()[-1])
+    assert report.bar is None   # stopped at RunEnded
