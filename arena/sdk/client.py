@@ -45,7 +45,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from types import FrameType
-from typing import Any
+from typing import Any, SupportsIndex
 
 import grpc
 
@@ -265,9 +265,9 @@ class _Session:
             log.warning("decide took %.0f ms on request %d (time allowed %d ms)", ms, rid,
                         time_ms)
         try:
-            if isinstance(action, bool):
-                raise TypeError("a bool is not an action code")
-            code = operator.index(action)  # type: ignore[arg-type]
+            if isinstance(action, bool) or not isinstance(action, SupportsIndex):
+                raise TypeError("not an action code")
+            code = operator.index(action)
             text = action_to_text(code)
         except (TypeError, ConversionError):
             log.error("decide returned %r, not an action code", action)
@@ -325,7 +325,9 @@ async def _play(call: Any, session: _Session, inbox: asyncio.Queue[object]) -> N
             return
         if isinstance(item, grpc.RpcError):
             raise item
-        if not session.handle(item):  # type: ignore[arg-type]
+        if not isinstance(item, pb.ArenaMessage):   # the reader queues nothing else
+            raise TypeError(f"unexpected item in the inbox: {item!r:.80}")
+        if not session.handle(item):
             return
         await session.finish_awaiting()
         while session.out:
