@@ -12,8 +12,9 @@ played it.
 from __future__ import annotations
 
 import gzip
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from ..match import MatchResult
 from ..records import record_from_result
@@ -21,6 +22,8 @@ from ..records.codec import dumps_record
 from ..sandbox import Usage
 from .schedule import ScheduledMatch
 from .store import ResultRow
+
+_T = TypeVar("_T")
 
 
 def record_relpath(match_id: str) -> str:
@@ -69,12 +72,18 @@ def result_row(m: ScheduledMatch, result: MatchResult, record: str,
     """The store row of a finished match (``usage``: per seat, the sandbox's accounting)."""
     usage = usage or [None, None, None]
     return ResultRow(
-        m.match_id, m.block_id, m.seats, result.termination, tuple(result.placings),
-        result.scores, tuple(result.faults), tuple(result.forfeited),
-        tuple(result.forfeit_reasons), result.state.end_reason, result.state.hand_number,
-        tuple(result.decisions_asked), tuple(round(t, 3) for t in result.think_ms), record,
-        tuple(u.cpu_s if u else None for u in usage),  # type: ignore[arg-type]
-        tuple(u.peak_mib if u else None for u in usage))  # type: ignore[arg-type]
+        m.match_id, m.block_id, m.seats, result.termination, _three(result.placings),
+        result.scores, _three(result.faults), _three(result.forfeited),
+        _three(result.forfeit_reasons), result.state.end_reason, result.state.hand_number,
+        _three(result.decisions_asked), _three([round(t, 3) for t in result.think_ms]), record,
+        _three([u.cpu_s if u else None for u in usage]),
+        _three([u.peak_mib if u else None for u in usage]))
+
+
+def _three(values: Sequence[_T]) -> tuple[_T, _T, _T]:
+    """Per-seat values as a 3-tuple. Raises ValueError when there are not three."""
+    first, second, third = values
+    return first, second, third
 
 
 def played_from_result(m: ScheduledMatch, result: MatchResult,
