@@ -43,6 +43,7 @@ from ..sandbox import Launcher, SocketDir, Usage
 from ..sandbox.config import describe, effective
 from .config import BotEntry, TournamentConfig
 from .executor import MatchExecutor, PlayedMatch, record_relpath
+from .growth import prepare_schedule
 from .pool import BotPool, ProcessTracker
 from .preflight import preflight
 from .proctable import ProcessTable
@@ -249,7 +250,9 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
         schedule = make_schedule(names, cfg.tournament.deals_per_table, cfg.tournament.seed,
                                  schedule=cfg.tournament.schedule,
                                  pair_meetings=cfg.tournament.pair_meetings)
-        store.init_schedule(cfg.fingerprint(), cfg.tournament.name, schedule)
+        growth = prepare_schedule(store, cfg, schedule)   # a new, resumed or grown league
+        if growth.added:
+            print(f"arena: {growth.summary()}", file=sys.stderr, flush=True)
         store.results()        # every stored row is checked before anything is played
         procs = ProcessTable(store.db)
         left = procs.end_leftovers()  # an arena that died on this directory left them
