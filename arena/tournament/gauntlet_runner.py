@@ -8,6 +8,14 @@ order, and after each stored match the complete-block prefix is re-tested. Once 
 decides, no new match is started; matches already running finish and are stored, but the
 decision is the one at the deciding block. Rerunning on the same directory resumes; when the
 stored results already decide, nothing is played.
+
+Matches are played by the executor ``[cluster] backend`` asks for (:mod:`.executor`: this
+process, or a Ray cluster with ``arena gauntlet --ray``), as with ``arena run``. A bot that
+never started (a remote bot that never connected) is kept out of the SPRT: blocks at its
+tables are passed over without a score (:class:`.gauntlet.BlockPrefix`), and once its starts
+have failed ``faults.max_crashes`` times and no table is left without such a bot (e.g. the
+candidate never started) no further match is started. It is named in the outcome
+(``never_started``; ``arena gauntlet`` exits with status 3, as ``arena run``).
 """
 
 from __future__ import annotations
@@ -26,20 +34,22 @@ from ..ratings.model import MatchResult as RatedMatch
 from ..ratings.sprt import SprtState, sprt_state
 from ..records.codec import atomic_write_bytes
 from ..safetext import printable
-from .config import TournamentConfig
+from .config import GauntletSection, TournamentConfig
 from .gauntlet import (BlockPrefix, block_order, evaluate, gauntlet_entries, gauntlet_schedule,
                        sprt_parameters)
 from .proctable import ProcessTable
-from .runner import (LocalExecutor, _run_workers, _save, _uncancellable, lock_out_dir, sandbox_banner,
-                     sweep_temp_files, sweep_unfinished_records)
+from .executor import MatchExecutor
+from .runner import (LocalExecutor, _run_workers, _save, _uncancellable, lock_out_dir,
+                     sandbox_banner, sweep_temp_files, sweep_unfinished_records)
 from .schedule import ScheduledMatch
 from .store import ResultRow, Store
 
 
 @dataclass(frozen=True)
 class GauntletOutcome:
-    """What :func:`run_gauntlet` did: the test's state, matches played now / before, and
-    whether the cap was reached without a decision."""
+    """What :func:`run_gauntlet` did: the test's state, matches played now / before, whether
+    the cap was reached without a decision, and the bots that never started (name -> the last
+    failure's reason; kept out of the SPRT)."""
 
     state: SprtState
     played_now: int
@@ -47,26 +57,114 @@ class GauntletOutcome:
     capped: bool
     out: Path
     disqualifications: tuple[str, ...] = ()
+    never_started: tuple[tuple[str, str], ...] = ()
+
+
+def _section(cfg: TournamentConfig) -> GauntletSection:
+    """``cfg.gauntlet``. Raises: ValueError without a ``[gauntlet]`` section."""
+    if cfg.gauntlet is None:
+        raise ValueError("the config has no [gauntlet] section")
+    return cfg.gauntlet
 
 
 def fingerprint(cfg: TournamentConfig) -> str:
     """The tournament fingerprint extended with the ``[gauntlet]`` section."""
-    core = {"tournament": cfg.fingerprint(), "gauntlet": cfg.gauntlet.model_dump()}
+    core = {"tournament": cfg.fingerprint(), "gauntlet": _section(cfg).model_dump()}
     return hashlib.sha256(json.dumps(core, sort_keys=True).encode()).hexdigest()
 
 
 def _rated(row: ResultRow) -> RatedMatch:
-    return RatedMatch(row.seats, tuple(row.placings), row.block_id, tuple(row.forfeited))
+    return RatedMatch(row.seats, row.placings, row.block_id, row.forfeited)
 
 
-def _write_state(out: Path, cfg: TournamentConfig, state: SprtState, capped: bool) -> None:
-    g = cfg.gauntlet
+def _write_state(out: Path, cfg: TournamentConfig, state: SprtState, capped: bool,
+                 excluded: frozenset[str]) -> None:
+    g = _section(cfg)
     data = {"candidate": g.candidate, "elo0": g.elo0, "elo1": g.elo1, "alpha": g.alpha,
             "beta": g.beta, "max_blocks": g.max_blocks, "blocks": state.blocks,
             "llr": state.llr, "lower": state.lower, "upper": state.upper,
             "score": state.score, "elo": state.elo, "elo_low": state.elo_low,
-            "elo_high": state.elo_high, "decision": state.decision, "capped": capped}
+            "elo_high": state.elo_high, "decision": state.decision, "capped": capped,
+            "never_started": sorted(excluded)}
     atomic_write_bytes(out / "sprt.json", (json.dumps(data, indent=2) + "\n").encode())
+
+
+def make_executor(cfg: TournamentConfig, out: Path, say: Callable[[str], None],
+                  warn: Callable[[str], None], procs: ProcessTable) -> MatchExecutor:
+    """The executor of ``[cluster] backend`` for the gauntlet's bots
+    (:func:`.gauntlet.gauntlet_entries`: with the twin of a one-bot field): local (bot
+    processes recorded in ``procs``) or Ray."""
+    entries = gauntlet_entries(cfg)
+    if cfg.cluster.backend == "ray":
+        from ..cluster.executor import RayExecutor
+        return RayExecutor(cfg.model_copy(update={"bots": entries}), out, say)
+    # the same hardening as ``arena run``: pre-flight check, server limits and TLS, bot
+    # processes recorded in the store (ended by the next run if we are killed)
+    return LocalExecutor(cfg, out / "logs", say, on_warning=warn, tracker=procs, bots=entries,
+                         hide=[out])
+
+
+class _Test:
+    """The SPRT over the stored results, re-tested as matches are stored; blocks of bots that
+    never started are passed over (the prefix is rebuilt when that set changes)."""
+
+    def __init__(self, cfg: TournamentConfig, schedule: list[ScheduledMatch],
+                 procs: ProcessTable) -> None:
+        self.g = _section(cfg)
+        self.params = sprt_parameters(cfg)
+        self.procs = procs
+        self.order = block_order(schedule)
+        self.tables = {frozenset(m.seats) for m in schedule}
+        self.max_crashes = cfg.faults.max_crashes
+        self.prefix = BlockPrefix(self.g.candidate, self.order)
+        self.state = evaluate(self.prefix, self.params, self.g.max_blocks)
+
+    def rebuild(self, rows: list[ResultRow]) -> None:
+        """Test all of ``rows`` afresh, leaving out the bots that never started so far."""
+        self.prefix = BlockPrefix(self.g.candidate, self.order,
+                                  frozenset(self.procs.never_started()))
+        for row in rows:
+            self.prefix.add(_rated(row))
+        self.state = evaluate(self.prefix, self.params, self.g.max_blocks)
+
+    def add(self, row: ResultRow, store: Store, say: Callable[[str], None]) -> None:
+        """Add one stored match; a summary line per newly tested block."""
+        if self.state.decision is not None:
+            return
+        if frozenset(self.procs.never_started()) != self.prefix.excluded:
+            self.rebuild(store.results())
+            say(self.state.summary())
+            return
+        if self.prefix.add(_rated(row)):
+            # one line per block, also when several blocks completed at once
+            for k in range(self.state.blocks + 1, len(self.prefix.scores) + 1):
+                self.state = sprt_state(self.prefix.scores[:k], self.params)
+                say(self.state.summary())
+                if self.state.decision is not None:
+                    break
+
+    def hopeless(self) -> bool:
+        """True when every table seats a bot that never started and has used up its
+        ``max_crashes`` starts (it is disqualified: nothing more can be learnt)."""
+        gone = {b for b, n in self.procs.failed_starts().items() if n >= self.max_crashes}
+        return bool(gone) and all(gone & t for t in self.tables)
+
+    def done(self) -> bool:
+        return self.state.decision is not None or self.prefix.consumed >= len(self.order)
+
+
+def _prepare(out: Path, store: Store) -> ProcessTable:
+    """Make ``records/`` and ``logs/``, remove temp files and end the bot processes an arena
+    that died on ``out`` left (we hold the directory's lock: no other writer)."""
+    (out / "records").mkdir(exist_ok=True)
+    (out / "logs").mkdir(exist_ok=True)
+    sweep_temp_files(out)
+    procs = ProcessTable(store.db)
+    left = procs.end_leftovers()
+    if left:
+        print(f"arena: ended {left} bot process{'es' if left > 1 else ''} left running by "
+              f"an earlier arena on {out}", file=sys.stderr, flush=True)
+    return procs
 
 
 async def run_gauntlet(cfg: TournamentConfig, out: Path, *, progress: bool = True,
@@ -76,7 +174,8 @@ async def run_gauntlet(cfg: TournamentConfig, out: Path, *, progress: bool = Tru
     into ``out``; progress lines (one per complete block) go to stderr.
 
     Raises:
-        OutDirError, StoreError, ServerStartError: as :func:`.runner.run_tournament`.
+        OutDirError, StoreError, ServerStartError: as :func:`.runner.run_tournament`;
+        ClusterError: with the Ray backend (:mod:`arena.cluster.executor`).
     """
     lock = lock_out_dir(out)
     try:
@@ -87,8 +186,7 @@ async def run_gauntlet(cfg: TournamentConfig, out: Path, *, progress: bool = Tru
 
 async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
                       on_match: Callable[[ScheduledMatch], None] | None) -> GauntletOutcome:
-    g = cfg.gauntlet
-    params = sprt_parameters(cfg)
+    g = _section(cfg)
     entries = gauntlet_entries(cfg)
     field_names = [e.name for e in entries if e.name != g.candidate]
     schedule = gauntlet_schedule(g.candidate, field_names, g.max_blocks, cfg.tournament.seed)
@@ -102,51 +200,33 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
         print(f"arena: WARNING: {text}", file=sys.stderr, flush=True)
 
     with Store(out / "results.sqlite") as store:   # refuses a file that is not a store
-        (out / "records").mkdir(exist_ok=True)
-        (out / "logs").mkdir(exist_ok=True)
-        sweep_temp_files(out)  # we hold the directory's lock: no other writer
         store.init_schedule(fingerprint(cfg), cfg.tournament.name, schedule)
-        procs = ProcessTable(store.db)
-        left = procs.end_leftovers()  # an arena that died on this directory left them
-        if left:
-            print(f"arena: ended {left} bot process{'es' if left > 1 else ''} left running by "
-                  f"an earlier arena on {out}", file=sys.stderr, flush=True)
-        prefix = BlockPrefix(g.candidate, block_order(schedule))
+        procs = _prepare(out, store)
+        test = _Test(cfg, schedule, procs)
         done_before = store.results()   # every stored row is checked before anything is played
-        for row in done_before:
-            prefix.add(_rated(row))
-        state = evaluate(prefix, params, g.max_blocks)
+        test.rebuild(done_before)
         say(f"gauntlet {g.candidate} vs {', '.join(field_names)}: elo0 {g.elo0:g}, elo1 "
             f"{g.elo1:g}, alpha {g.alpha:g}, beta {g.beta:g}, at most {g.max_blocks} blocks")
         played = 0
         disqualified: list[str] = []
         pending = store.pending()
         sweep_unfinished_records(out, pending)
-        if state.decision is None and state.blocks < g.max_blocks and pending:
-            # the same hardening as ``arena run``: pre-flight check, server limits and TLS,
-            # bot processes recorded in the store (ended by the next run if we are killed)
-            executor = LocalExecutor(cfg, out / "logs", say, on_warning=warn, tracker=procs,
-                                     bots=entries, hide=[out])
+        if not test.done() and not test.hopeless() and pending:
+            executor = make_executor(cfg, out, say, warn, procs)
             queue: asyncio.Queue[ScheduledMatch] = asyncio.Queue()
             for m in pending:
                 queue.put_nowait(m)
 
             async def worker() -> None:
-                nonlocal played, state
-                while state.decision is None and not queue.empty():
+                nonlocal played
+                while not test.done() and not test.hopeless() and not queue.empty():
                     m = queue.get_nowait()
                     done = await executor.play(m)
                     await _uncancellable(_save(out, store, done))   # stored whole or not at all
                     played += 1
                     if on_match is not None:
                         on_match(m)
-                    if state.decision is None and prefix.add(_rated(done.row)):
-                        # one line per block, also when several blocks completed at once
-                        for k in range(state.blocks + 1, len(prefix.scores) + 1):
-                            state = sprt_state(prefix.scores[:k], params)
-                            say(state.summary())
-                            if state.decision is not None:
-                                break
+                    test.add(done.row, store, say)
 
             try:
                 await executor.start()
@@ -156,6 +236,10 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
                 disqualified = executor.disqualifications
                 # shielded: a cancellation arriving now must not cut the bots' shutdown short
                 await asyncio.shield(executor.close())
-    capped = state.decision is None and state.blocks >= g.max_blocks
-    _write_state(out, cfg, state, capped)
-    return GauntletOutcome(state, played, len(done_before), capped, out, tuple(disqualified))
+        test.rebuild(store.results())      # the final word: stored results, final absentees
+        absent = procs.never_started()
+    state = test.state
+    capped = state.decision is None and test.prefix.consumed >= len(test.order)
+    _write_state(out, cfg, state, capped, test.prefix.excluded)
+    return GauntletOutcome(state, played, len(done_before), capped, out, tuple(disqualified),
+                           tuple(absent.items()))
