@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from ..rules import RulesConfigError, config_from_options
 from ..rules.config import DEFAULT_PRESET, PRESETS
@@ -88,7 +89,7 @@ def field_problems(exc: ValidationError, data: Any, model: type[BaseModel]) -> l
     """Every error of ``exc`` (raised validating ``data`` with ``model``) as ``(where,
     message)``, in the order pydantic found them. Model-level checks (empty location) are
     left to :func:`cross_problems`."""
-    grouped: dict[str, list[dict[str, Any]]] = {}
+    grouped: dict[str, list[ErrorDetails]] = {}
     for err in exc.errors():
         if not err["loc"]:
             continue
@@ -128,6 +129,7 @@ def cross_problems(data: Any) -> list[Problem]:
         out += _bot_problems(bots, gauntlet=gauntlet is not None)
         if isinstance(gauntlet, dict):
             out += _gauntlet_problems(gauntlet, bots)
+    out += _mode_problems(data)
     out += _rules_problems(data)
     out += _cluster_problems(data)
     out += _sandbox_problems(data)
@@ -159,6 +161,16 @@ def _table_count(section: dict[str, Any], n: int) -> int | None:
     return meetings * covering_size(n)
 
 
+def _mode_problems(data: dict[str, Any]) -> list[Problem]:
+    """``mode = "gauntlet"`` needs a ``[gauntlet]`` section."""
+    section = data.get("tournament")
+    if isinstance(section, dict) and section.get("mode") == "gauntlet" \
+            and data.get("gauntlet") is None:
+        return [("tournament.mode", 'mode = "gauntlet" needs a [gauntlet] section (candidate '
+                 "= one of the bots; see `arena gauntlet --help`)")]
+    return []
+
+
 def _gauntlet_problems(gauntlet: dict[str, Any], bots: list[Any]) -> list[Problem]:
     """The ``[gauntlet]`` candidate is one of the bots; a field of one bot is seated twice,
     which needs a started bot, not a remote one."""
@@ -176,7 +188,7 @@ def _gauntlet_problems(gauntlet: dict[str, Any], bots: list[Any]) -> list[Proble
     return []
 
 
-def _cluster_problems(data: dict) -> list[Problem]:
+def _cluster_problems(data: dict[str, Any]) -> list[Problem]:
     """Remote bots cannot join a Ray run: each worker has its own arena server (issue 15)."""
     cluster, bots = data.get("cluster"), data.get("bots")
     if (isinstance(cluster, dict) and cluster.get("backend") == "ray" and isinstance(bots, list)
