@@ -8,7 +8,12 @@ import asyncio
 import hashlib
 import itertools
 import json
+import os
+import signal
 import sqlite3
+import subprocess
+import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -272,18 +277,57 @@ def test_league_grows_3_4_6_over_grpc(tmp_path, schedule):
 
 @pytest.mark.slow
 @pytest.mark.e2e
-def test_arena_ratings_and_run_cli_after_growth(tmp_path, capsys):
+def test_growth_survives_sigkill_and_arena_ratings_covers_everyone(tmp_path, capsys):
+    """`arena run` grows 3 -> 4 bots, is killed with SIGKILL mid-growth, and the rerun plays
+    exactly the matches left: each of the 48 once, the 12 old ones untouched."""
     tag = new_tag()
     out = tmp_path / "out"
     cfg_file = tmp_path / "league.toml"
-    for n in (3, 4):
-        cfg_file.write_text(config_text(None, tag=tag, bots=n, hand_cap=1, deals=2))
-        assert main(["run", str(cfg_file), "--out", str(out), "--quiet"]) == 0
+    cfg_file.write_text(config_text(None, tag=tag, bots=3, hand_cap=1, deals=2))
+    assert main(["run", str(cfg_file), "--out", str(out), "--quiet"]) == 0
+    old = _stored(out)
+    assert len(old) == 12
+    cfg_file.write_text(config_text(None, tag=tag, bots=4, hand_cap=1, deals=2))
+    cmd = [sys.executable, "-m", "arena.cli", "run", str(cfg_file), "--out", str(out), "--quiet"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while _count(out) < 16 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        assert proc.poll() is None and 16 <= _count(out) < 48
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+        err = proc.stderr.read() if proc.stderr else ""
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert "league grown by 'random-3': 3 tables, 36 matches added" in err
+    assert wait_no_processes(tag, 15) == []
+    killed = _stored(out)
+    assert {k: killed[k] for k in old} == old
+    capsys.readouterr()
+    assert main(["run", str(cfg_file), "--out", str(out), "--quiet"]) == 0
     captured = capsys.readouterr()
-    assert "league grown by 'random-3': 3 tables, 36 matches added" in captured.err
-    assert "36 matches played now, 12 resumed from earlier runs, 48 scheduled" in captured.out
+    assert "league grown" not in captured.err              # nothing more to add
+    assert f"{48 - len(killed)} matches played now, {len(killed)} resumed from earlier runs, " \
+        "48 scheduled" in captured.out
+    final = _stored(out)
+    assert len(final) == 48 and {k: final[k] for k in killed} == killed
+    with open_existing(out) as store:
+        assert store.pending() == []
     assert main(["ratings", str(out), "--format", "json", "--bootstrap", "50"]) == 0
     report = json.loads(capsys.readouterr().out)
-    rated = {r["bot"] for r in report["bots"]}
-    assert rated == {f"random-{k}" for k in range(4)}
+    assert {r["bot"] for r in report["bots"]} == {f"random-{k}" for k in range(4)}
     assert wait_no_processes(tag) == []
+
+
+def _count(out: Path) -> int:
+    try:
+        con = sqlite3.connect(out / "results.sqlite", timeout=1)
+        try:
+            return int(con.execute("SELECT COUNT(*) FROM results").fetchone()[0])
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return 0
