@@ -181,6 +181,7 @@ def test_example_gauntlet_config_is_valid():
     from arena.tournament.config import load_config
     cfg = load_config(Path(__file__).parents[2] / "examples" / "gauntlet.toml")
     assert cfg.gauntlet.candidate == "greedy" and cfg.gauntlet.elo1 == 50
+    assert cfg.tournament.mode == "gauntlet"   # `arena run` plays it too
     assert [e.name for e in gauntlet_entries(cfg)] == ["greedy", "random", "random-2"]
 
 
