@@ -45,7 +45,7 @@ from ..errors import UserError
 from ..wording import plural
 from .config import BotEntry, TournamentConfig
 from .schedule import ScheduledMatch, make_schedule
-from .store import Store
+from .store import Store, StoreError
 
 __all__ = ["Growth", "GrowthError", "added_matches", "games_fields", "prepare_schedule"]
 
@@ -178,6 +178,26 @@ def _adopt(store: Store, cfg: TournamentConfig, where: str) -> dict[str, Any]:
     return _league(old)
 
 
+def _stored_league(raw: str, store: Store) -> dict[str, Any]:
+    """The stored ``league`` entry, checked.
+
+    Raises:
+        StoreError: it is not the JSON this module writes (one line naming the file).
+    """
+    try:
+        league = json.loads(raw)
+        ok = isinstance(league, dict) and isinstance(league.get("games"), dict) \
+            and isinstance(league.get("bots"), dict) \
+            and all(isinstance(v, dict) for v in league["bots"].values())
+    except ValueError:
+        ok = False
+    if not ok:
+        raise StoreError(f"{store.path}: the stored league (meta {LEAGUE_KEY!r}) is damaged; "
+                         "restore the file, or run again into a new --out directory")
+    result: dict[str, Any] = league
+    return result
+
+
 def prepare_schedule(store: Store, cfg: TournamentConfig,
                      schedule: list[ScheduledMatch]) -> Growth:
     """Write the schedule of a new directory, or check the stored league against ``cfg`` and
@@ -189,6 +209,7 @@ def prepare_schedule(store: Store, cfg: TournamentConfig,
 
     Raises:
         GrowthError: the config changes the games, removes a bot or changes a command.
+        StoreError: the directory holds another kind of tournament or a damaged league entry.
     """
     where = str(store.path.parent)
     if store.meta("fingerprint") is None:
@@ -196,7 +217,7 @@ def prepare_schedule(store: Store, cfg: TournamentConfig,
         store.set_meta({LEAGUE_KEY: json.dumps(_league(cfg))})
         return Growth(new=True)
     raw = store.meta(LEAGUE_KEY)
-    league = json.loads(raw) if raw is not None else _adopt(store, cfg, where)
+    league = _stored_league(raw, store) if raw is not None else _adopt(store, cfg, where)
     added = check_league(league, cfg, where)
     meta = {LEAGUE_KEY: json.dumps(_league(cfg)), "fingerprint": cfg.fingerprint()}
     if not added:

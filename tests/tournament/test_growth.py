@@ -188,6 +188,19 @@ def test_directory_from_before_growth_is_adopted(tmp_path):
             prepare_schedule(store, other, [])
 
 
+def test_a_damaged_league_entry_is_one_line(tmp_path, capsys):
+    grow(tmp_path, [3])
+    con = sqlite3.connect(tmp_path / "results.sqlite")
+    with con:
+        con.execute("UPDATE meta SET value = '{\"games\": 1' WHERE key = 'league'")
+    con.close()
+    cfg_file = tmp_path / "c.toml"
+    cfg_file.write_text(league_text(4))
+    assert main(["run", str(cfg_file), "--out", str(tmp_path), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "the stored league (meta 'league') is damaged" in err[0]
+
+
 def test_arena_run_refuses_a_changed_command_in_one_line(tmp_path, capsys):
     grow(tmp_path, [3])
     cfg_file = tmp_path / "c.toml"
