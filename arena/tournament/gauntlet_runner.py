@@ -23,26 +23,25 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import logging
-import os
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..atomic import atomic_write_bytes
 from ..ratings.model import MatchResult as RatedMatch
 from ..ratings.sprt import SprtState, sprt_state
-from ..records.codec import atomic_write_bytes
-from ..safetext import printable
 from .config import GauntletSection, TournamentConfig
+from .executor import MatchExecutor
 from .gauntlet import (BlockPrefix, block_order, evaluate, gauntlet_entries, gauntlet_schedule,
                        sprt_parameters)
+from .local import LocalExecutor, sandbox_banner
+from .outdir import (leftovers_notice, out_dir_lock, prepare_out_dir, save_played,
+                     sweep_unfinished_records)
 from .proctable import ProcessTable
-from .executor import MatchExecutor
-from .runner import (LocalExecutor, _run_workers, _save, _uncancellable, lock_out_dir,
-                     sandbox_banner, sweep_temp_files, sweep_unfinished_records)
+from .reporter import Alert, ConsoleReporter, Message, Notice, Reporter
 from .schedule import ScheduledMatch
 from .store import ResultRow, Store
+from .tasks import run_workers, uncancellable
 
 
 @dataclass(frozen=True)
@@ -89,19 +88,26 @@ def _write_state(out: Path, cfg: TournamentConfig, state: SprtState, capped: boo
     atomic_write_bytes(out / "sprt.json", (json.dumps(data, indent=2) + "\n").encode())
 
 
-def make_executor(cfg: TournamentConfig, out: Path, say: Callable[[str], None],
-                  warn: Callable[[str], None], procs: ProcessTable) -> MatchExecutor:
+def make_executor(cfg: TournamentConfig, out: Path, report: Reporter,
+                  procs: ProcessTable) -> MatchExecutor:
     """The executor of ``[cluster] backend`` for the gauntlet's bots
     (:func:`.gauntlet.gauntlet_entries`: with the twin of a one-bot field): local (bot
-    processes recorded in ``procs``) or Ray."""
+    processes recorded in ``procs``) or Ray. Its news go to ``report`` as :class:`Message`,
+    its warnings as :class:`Alert`."""
+    def message(text: str) -> None:
+        report(Message(text))
+
+    def alert(text: str) -> None:
+        report(Alert(text))
+
     entries = gauntlet_entries(cfg)
     if cfg.cluster.backend == "ray":
         from ..cluster.executor import RayExecutor
-        return RayExecutor(cfg.model_copy(update={"bots": entries}), out, say)
+        return RayExecutor(cfg.model_copy(update={"bots": entries}), out, message)
     # the same hardening as ``arena run``: pre-flight check, server limits and TLS, bot
     # processes recorded in the store (ended by the next run if we are killed)
-    return LocalExecutor(cfg, out / "logs", say, on_warning=warn, tracker=procs, bots=entries,
-                         hide=[out])
+    return LocalExecutor(cfg, out / "logs", message, on_warning=alert, tracker=procs,
+                         bots=entries, hide=[out])
 
 
 class _Test:
@@ -153,20 +159,6 @@ class _Test:
         return self.state.decision is not None or self.prefix.consumed >= len(self.order)
 
 
-def _prepare(out: Path, store: Store) -> ProcessTable:
-    """Make ``records/`` and ``logs/``, remove temp files and end the bot processes an arena
-    that died on ``out`` left (we hold the directory's lock: no other writer)."""
-    (out / "records").mkdir(exist_ok=True)
-    (out / "logs").mkdir(exist_ok=True)
-    sweep_temp_files(out)
-    procs = ProcessTable(store.db)
-    left = procs.end_leftovers()
-    if left:
-        print(f"arena: ended {left} bot process{'es' if left > 1 else ''} left running by "
-              f"an earlier arena on {out}", file=sys.stderr, flush=True)
-    return procs
-
-
 async def run_gauntlet(cfg: TournamentConfig, out: Path, *, progress: bool = True,
                        on_match: Callable[[ScheduledMatch], None] | None = None
                        ) -> GauntletOutcome:
@@ -176,12 +168,11 @@ async def run_gauntlet(cfg: TournamentConfig, out: Path, *, progress: bool = Tru
     Raises:
         OutDirError, StoreError, ServerStartError: as :func:`.runner.run_tournament`;
         ClusterError: with the Ray backend (:mod:`arena.cluster.executor`).
+        ValueError: ``cfg`` has no ``[gauntlet]`` section.
     """
-    lock = lock_out_dir(out)
-    try:
+    _section(cfg)
+    with out_dir_lock(out):
         return await _run_locked(cfg, out, progress, on_match)
-    finally:
-        os.close(lock)
 
 
 async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
@@ -190,18 +181,18 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
     entries = gauntlet_entries(cfg)
     field_names = [e.name for e in entries if e.name != g.candidate]
     schedule = gauntlet_schedule(g.candidate, field_names, g.max_blocks, cfg.tournament.seed)
+    report = ConsoleReporter(progress)   # no RunStarted: plain lines, never a bar
 
     def say(text: str) -> None:
-        logging.getLogger("arena.tournament").info("%s", text)   # also in OUT/arena.log
-        if progress:
-            print(printable(text), file=sys.stderr, flush=True)
-
-    def warn(text: str) -> None:   # a security or process warning: shown even with --quiet
-        print(f"arena: WARNING: {text}", file=sys.stderr, flush=True)
+        report(Message(text))   # logged (OUT/arena.log), shown unless quiet
 
     with Store(out / "results.sqlite") as store:   # refuses a file that is not a store
+        prepare_out_dir(out)  # we hold the directory's lock: no other writer
         store.init_schedule(fingerprint(cfg), cfg.tournament.name, schedule)
-        procs = _prepare(out, store)
+        procs = ProcessTable(store.db)
+        left = procs.end_leftovers()  # an arena that died on this directory left them
+        if left:
+            report(Notice(leftovers_notice(left, out)))
         test = _Test(cfg, schedule, procs)
         done_before = store.results()   # every stored row is checked before anything is played
         test.rebuild(done_before)
@@ -212,26 +203,10 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
         pending = store.pending()
         sweep_unfinished_records(out, pending)
         if not test.done() and not test.hopeless() and pending:
-            executor = make_executor(cfg, out, say, warn, procs)
-            queue: asyncio.Queue[ScheduledMatch] = asyncio.Queue()
-            for m in pending:
-                queue.put_nowait(m)
-
-            async def worker() -> None:
-                nonlocal played
-                while not test.done() and not test.hopeless() and not queue.empty():
-                    m = queue.get_nowait()
-                    done = await executor.play(m)
-                    await _uncancellable(_save(out, store, done))   # stored whole or not at all
-                    played += 1
-                    if on_match is not None:
-                        on_match(m)
-                    test.add(done.row, store, say)
-
+            executor = make_executor(cfg, out, report, procs)
             try:
-                await executor.start()
-                print(sandbox_banner(cfg), file=sys.stderr, flush=True)
-                await _run_workers(worker, executor.slots)
+                played = await _play(cfg, out, store, executor, pending, test, report,
+                                     on_match)
             finally:
                 disqualified = executor.disqualifications
                 # shielded: a cancellation arriving now must not cut the bots' shutdown short
@@ -243,3 +218,33 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
     _write_state(out, cfg, state, capped, test.prefix.excluded)
     return GauntletOutcome(state, played, len(done_before), capped, out, tuple(disqualified),
                            tuple(absent.items()))
+
+
+async def _play(cfg: TournamentConfig, out: Path, store: Store, executor: MatchExecutor,
+                pending: list[ScheduledMatch], test: _Test, report: Reporter,
+                on_match: Callable[[ScheduledMatch], None] | None) -> int:
+    """Play ``pending`` in schedule order until the test decides (or nothing more can be
+    learnt); matches played."""
+    queue: asyncio.Queue[ScheduledMatch] = asyncio.Queue()
+    for m in pending:
+        queue.put_nowait(m)
+    played = 0
+
+    def say(text: str) -> None:
+        report(Message(text))
+
+    async def worker() -> None:
+        nonlocal played
+        while not test.done() and not test.hopeless() and not queue.empty():
+            m = queue.get_nowait()
+            done = await executor.play(m)
+            await uncancellable(save_played(out, store, done))   # stored whole or not at all
+            played += 1
+            if on_match is not None:
+                on_match(m)
+            test.add(done.row, store, say)
+
+    await executor.start()
+    report(Notice(sandbox_banner(cfg)))
+    await run_workers(worker, executor.slots)
+    return played
