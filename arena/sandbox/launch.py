@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import limits
+from . import limits, pidlimit
 from .bwrap import SANDBOX_SOCKET, bwrap_argv
 from .config import SandboxConfig, effective, require_bwrap
 from .usage import (ProcInfo, Usage, children, peak_rss, pss, read_stat, reset_peak, scan,
@@ -57,6 +57,8 @@ class Launch:
     env: dict[str, str]
     cwd: str | None
     preexec: Callable[[], None] | None
+    #: the kernel's process limit of this start (:mod:`.pidlimit`), if a pids cgroup is used
+    cgroup: pidlimit.BotCgroup | None = None
 
 
 class Supervisor:
@@ -76,6 +78,7 @@ class Supervisor:
         self.match_peak = 0       # bytes, in the current match
         self.pids: list[int] = []
         self.done = False
+        self.cgroup: pidlimit.BotCgroup | None = None
 
     @property
     def limited(self) -> bool:
@@ -105,13 +108,17 @@ class Supervisor:
         self.peak_tasks = max(self.peak_tasks, tasks)
         if not self.limited or self.fault:
             return
-        if tasks >= self.cfg.processes:
+        if tasks >= self.cfg.processes or self._refused():
             self.stop(limits.PROCESSES)
         elif rss >= self.cfg.memory_mib << 20:
             self.stop(limits.MEMORY)
         elif (self.match_cpu0 is not None
               and self.cpu_s - self.match_cpu0 >= self.cfg.cpu_s_per_match):
             self.stop(limits.CPU)
+
+    def _refused(self) -> bool:
+        """The kernel refused a fork of the bot at its pids cgroup's limit."""
+        return self.cgroup is not None and self.cgroup.refusals() > 0
 
     def stop(self, kind: str) -> None:
         """Stop the bot for going over limit ``kind``: report it, end its session with the
@@ -136,11 +143,14 @@ class Supervisor:
             return
         if self.proc.returncode in (-signal.SIGTERM, -signal.SIGKILL, 143, 137):
             return  # the arena ended it
-        fault = limits.classify_exit(self.proc.returncode, _tail(self.log_path), self.cfg,
+        fault = limits.fault_text(limits.PROCESSES, self.cfg) if self._refused() else None
+        fault = fault or limits.classify_exit(self.proc.returncode, _tail(self.log_path), self.cfg,
                                      peak_rss=self.peak_rss, peak_tasks=self.peak_tasks)
         if fault is not None:
             self.fault = fault
             self.on_event(f"bot {self.name!r} stopped: {fault}")
+            if self.bot is not None:     # mid-match: its seat forfeits with the limit's name
+                self.bot.connection_lost(f"stopped by the sandbox: {fault}")
 
     def begin(self, bot: object, table: dict[int, ProcInfo]) -> None:
         """A match starts: attach the bot's session, reset the per-match CPU and peak."""
@@ -158,6 +168,18 @@ class Supervisor:
         peak = max(self.match_peak, peak_rss(inner))
         self.match_cpu0 = None
         return Usage(round(max(cpu, 0.0), 3), round(peak / 2**20, 1))
+
+
+def _chain(*fns: Callable[[], None] | None) -> Callable[[], None] | None:
+    """One ``preexec_fn`` running ``fns`` (the Nones left out) in order; None if none."""
+    chosen = [f for f in fns if f is not None]
+    if not chosen:
+        return None
+
+    def run() -> None:
+        for f in chosen:
+            f()
+    return run
 
 
 def _tail(path: Path | None, size: int = 2048) -> str:
@@ -203,6 +225,9 @@ class Launcher:
         self._ticker: asyncio.Task | None = None
         self._table: dict[int, ProcInfo] = {}
         self._table_at = -1e9
+        #: the kernel's process limit (None: no writable pids cgroup; see :mod:`.pidlimit`)
+        self.cgroups = pidlimit.find() if self.bwrap is not None else None
+        self._pending: list[pidlimit.BotCgroup] = []
 
     def mode(self, name: str) -> str:
         return self.configs[name].mode
@@ -233,12 +258,34 @@ class Launcher:
                              cwd=self.dirs[name], socket=self.socket,
                              hide=self.hide + others, scratch_mib=cfg.scratch_mib,
                              extra_ro=cfg.ro_paths)
-        return Launch(wrapped, box_env, cwd, None if prefix else limits.preexec(cfg))
+        group = self._cgroup(cfg)
+        return Launch(wrapped, box_env, cwd,
+                      _chain(group.join if group is not None else None,
+                             None if prefix else limits.preexec(cfg)), group)
+
+    def _cgroup(self, cfg: SandboxConfig) -> pidlimit.BotCgroup | None:
+        """A new pids cgroup for one sandboxed start (None: none available)."""
+        if self.cgroups is None:
+            return None
+        self.cgroups.sweep()
+        try:
+            group = self.cgroups.new(cfg.processes)
+        except OSError as exc:
+            log.warning("sandbox: cannot create a pids cgroup (%s); the process limit is "
+                        "the /proc reading only", exc)
+            return None
+        self._pending.append(group)
+        return group
 
     def started(self, name: str, proc: asyncio.subprocess.Process,
                 log_path: Path | None = None) -> Supervisor:
         """Supervise a freshly spawned bot process."""
         sup = Supervisor(name, proc, self.configs[name], log_path, self.on_event)
+        for group in self._pending:
+            if group.holds(proc.pid):
+                self._pending.remove(group)
+                sup.cgroup = group
+                break
         _SUPERVISORS[proc.pid] = sup
         self.supervisors.append(sup)
         if sup.limited and (self._ticker is None or self._ticker.done()):
@@ -313,3 +360,10 @@ class Launcher:
         for sup in self.supervisors:
             _SUPERVISORS.pop(sup.pid, None)
         self.supervisors.clear()
+        if self.cgroups is not None:
+            for _ in range(40):          # the last tasks of an ended sandbox are exiting
+                self.cgroups.sweep()
+                if not self.cgroups.groups:
+                    break
+                await asyncio.sleep(0.05)
+            self.cgroups.close()
