@@ -42,7 +42,7 @@ from ..match.bot import DecisionRequest
 from ..protocol.errors import redact
 from ..safetext import printable
 from .config import BotEntry
-from .peercheck import check_peer
+from .peercheck import check_peer, check_unix_peer
 from .processes import LIVE_GROUPS, describe_exit, kill_all_now, spawn, terminate
 from .reaper import INSTANCE_ENV, ProcessRecord, kill_leftovers, start_ticks
 
@@ -267,6 +267,17 @@ class BotPool:
             self.tracker.start_result(st.entry.name, ok, error)
 
     # ----- processes ------------------------------------------------------------------------
+    def _peer_check(self, pid: int) -> Callable[[str], str | None]:
+        """The check that a registration comes from the process tree of ``pid`` (TCP: the
+        connection's port; the Unix socket: the connected processes' ``SO_PEERCRED``)."""
+        port, unix = self.server.port, self.server.unix_socket
+
+        def check(peer: str) -> str | None:
+            if peer.startswith("unix:"):
+                return check_unix_peer(unix, pid) if unix else None
+            return check_peer(peer, port, pid) if port else None
+        return check
+
     async def _start(self, st: _BotState) -> tuple[Instance | None, str]:
         e = st.entry
         if e.remote:
@@ -314,12 +325,7 @@ class BotPool:
         inst.start_ticks = start_ticks(proc.pid) or 0
         if self.tracker is not None:
             self.tracker.spawned(tag, e.name, proc.pid, inst.start_ticks)
-        port = self.server.port
-        if port:
-            # the Unix socket sits in a private 0700 directory (bound into the bot's sandbox):
-            # only TCP peers are traced to the process started for the token
-            self.server.set_peer_check(token, lambda peer: None if peer.startswith("unix:")
-                                       else check_peer(peer, port, proc.pid))
+        self.server.set_peer_check(token, self._peer_check(proc.pid))
         reg = asyncio.ensure_future(self.server.wait_for_bot(token, self.register_timeout_s))
         died = asyncio.ensure_future(proc.wait())
         try:

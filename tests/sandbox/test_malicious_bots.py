@@ -211,6 +211,7 @@ def test_per_process_limit_is_named(tmp_path, capfd, script, sandbox, env, error
     assert outcome.played_now == 6 == outcome.scheduled
     assert not succeeded(log) and error in log, log[-2000:]
     assert f"bot 'attacker' stopped: {limit}" in err, err[-3000:]
+    assert "registered from" not in err    # sandboxed registrations over the socket: traced
     # its seat forfeits every match (the match it died in records the closed stream: the
     # arena sees the stream end before the process's exit status is read)
     assert all(attacker_forfeits(results))
