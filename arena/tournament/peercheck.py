@@ -12,8 +12,7 @@ supervisor (the supervisor is a child subreaper, so every process the bot starte
 A registration over the arena's **Unix socket** (spawned bots, sandboxed or not) carries no
 peer address (gRPC's peer string is ``"unix:"``), but the kernel knows who holds every
 connection: :func:`unix_peers` finds the arena's accepted ends of connections to its socket
-(``/proc/net/unix``, state connected, the socket's path; ``/proc/self/fd``) and asks each for
-its peer's credentials (``SO_PEERCRED``: the pid of the process that connected, in the arena's
+(its own sockets with the socket's address) and asks each for its peer's credentials (``SO_PEERCRED``: the pid of the process that connected, in the arena's
 PID namespace even when the bot runs in a sandbox's). :func:`check_unix_peer` accepts the
 registration when a process of the bot's tree holds one of them. gRPC does not say which
 connection carried the registration: when the bot itself and a token thief are both connected,
@@ -132,35 +131,27 @@ def check_peer(peer: str, server_port: int, root_pid: int) -> str | None:
 
 def unix_peers(socket_path: str) -> list[int]:
     """PIDs of the processes connected to this process's Unix socket ``socket_path`` (one per
-    open connection; ``SO_PEERCRED``). Empty where ``/proc`` cannot be read."""
-    inodes: set[int] = set()
-    try:
-        with open("/proc/net/unix") as f:
-            rows = f.read().splitlines()[1:]
-    except OSError:
-        return []
-    for row in rows:
-        parts = row.split(None, 7)
-        # Num RefCount Protocol Flags Type St Inode Path; St 03: connected
-        if len(parts) == 8 and parts[7] == socket_path and parts[5] == "03":
-            inodes.add(int(parts[6]))
-    pids = []
+    open connection): each of this process's accepted sockets with that address (not the
+    listening one) asked for its peer's credentials (``SO_PEERCRED``). ``/proc/net/unix`` is
+    no help: an accepted socket belongs to the connecting process's network namespace (a
+    sandbox's). Empty where ``/proc/self/fd`` cannot be read."""
     try:
         fds = os.listdir("/proc/self/fd")
     except OSError:
         return []
+    pids = []
     for fd in fds:
         try:
-            link = os.readlink(f"/proc/self/fd/{fd}")
-        except OSError:
-            continue
-        if not link.startswith("socket:[") or int(link[8:-1]) not in inodes:
-            continue
-        try:
+            if not os.readlink(f"/proc/self/fd/{fd}").startswith("socket:["):
+                continue
             with socket.socket(fileno=os.dup(int(fd))) as sock:
+                if (sock.family != socket.AF_UNIX
+                        or sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN)
+                        or sock.getsockname() != socket_path):
+                    continue
                 creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
                                         struct.calcsize("3i"))
-        except OSError:
+        except (OSError, ValueError):
             continue
         pid = struct.unpack("3i", creds)[0]
         if pid > 0:
