@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..errors import UserError
 from ..tournament.config import TournamentConfig, config_problems
@@ -45,7 +45,7 @@ def cli_value(raw: str) -> bool | int | list[int] | str:
     return raw
 
 
-def cli_int(low: int | None = None, high: int | None = None):
+def cli_int(low: int | None = None, high: int | None = None) -> Callable[[str], int]:
     """An argparse ``type`` for an integer option in ``[low, high]`` (ASCII digits only)."""
     def parse(raw: str) -> int:
         if not _INT.fullmatch(raw.strip()):
@@ -109,7 +109,7 @@ def play_config(commands: Sequence[str], *, preset: str, seed: str, sets: Sequen
         "tournament": {"preset": preset, "seed": cli_scalar(seed)},
         "rules": parse_sets(sets),
         "time": {"per_decision_ms": cli_scalar(time_ms), "grace_ms": cli_scalar(grace_ms)},
-        "bots": [{"name": n, "command": a} for n, a in zip(names, argvs)],
+        "bots": [{"name": n, "command": a} for n, a in zip(names, argvs, strict=True)],
         "sandbox": {**({"mode": sandbox} if sandbox is not None else {}),
                     **_limits(limits)},
     }

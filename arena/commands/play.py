@@ -9,11 +9,12 @@ import tempfile
 from pathlib import Path
 
 from ..errors import UserError
+from ..match import MatchResult
 from ..safetext import printable
 from ._values import cli_int, play_config
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``arena play``."""
     p = sub.add_parser(
         "play", help="play one match between three bot commands and print it hand by hand",
@@ -51,7 +52,6 @@ def run(args: argparse.Namespace) -> int:
     """Play and print; exit 0, 2 on a user mistake (or a bot command that cannot start),
     3 when a bot started but failed before registering (its start error is printed)."""
     from ..protocol.errors import ServerStartError
-    from ..records import record_from_result, render_text, write_record
     from ..sandbox.config import describe
     from ..tournament.single import BotStartError, play_single
     from ._signals import Interrupted, run_guarded
@@ -88,6 +88,17 @@ def run(args: argparse.Namespace) -> int:
         print(f"arena: bot logs kept in {logs}", file=sys.stderr)
     else:
         shutil.rmtree(logs, ignore_errors=True)
+    _output(args, result, logs)
+    return 0
+
+
+def _output(args: argparse.Namespace, result: MatchResult, logs: Path) -> None:
+    """Print the replay (or the JSON summary) and write ``--record``.
+
+    Raises:
+        UserError: the record cannot be written.
+    """
+    from ..records import record_from_result, render_text, write_record
     record = record_from_result(result)
     if not args.json:
         print(render_text(record, seat=args.seat), end="")
@@ -103,4 +114,3 @@ def run(args: argparse.Namespace) -> int:
         from ._summary import dumps, record_summary
         print(dumps({**record_summary(record), "record": args.record,
                      "bot_logs": str(logs) if logs.exists() else None}), end="")
-    return 0

@@ -23,10 +23,11 @@ import signal
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 from . import limits, pidlimit
 from .bwrap import SANDBOX_SOCKET, bwrap_argv
-from .config import SandboxConfig, effective, require_bwrap
+from .config import BotSandbox, SandboxConfig, effective, require_bwrap
 from .usage import (ProcInfo, Usage, children, peak_rss, pss, read_stat, reset_peak, scan,
                     tree)
 
@@ -40,6 +41,30 @@ BASE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/
             "LANG": "C.UTF-8"}
 
 log = logging.getLogger("arena.sandbox")
+
+
+class BotSpec(Protocol):
+    """What the launcher reads of a configured bot (:class:`arena.tournament.config.BotEntry`
+    has it)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def cwd(self) -> str | None: ...
+    @property
+    def env(self) -> dict[str, str]: ...
+    @property
+    def remote(self) -> bool: ...
+    @property
+    def sandbox(self) -> BotSandbox | None: ...
+
+
+@runtime_checkable
+class Session(Protocol):
+    """The bot's session in the arena (:class:`arena.protocol.session.RemoteBot`): what the
+    supervisor ends when it stops the bot."""
+
+    def connection_lost(self, reason: str) -> None: ...
 _SUPERVISORS: dict[int, Supervisor] = {}
 
 
@@ -70,7 +95,7 @@ class Supervisor:
         self.name, self.proc, self.pid, self.cfg = name, proc, proc.pid, cfg
         self.log_path, self.on_event = log_path, on_event
         self.fault: str | None = None
-        self.bot = None
+        self.bot: Session | None = None
         self.cpu_s = 0.0          # the tree's CPU seconds at the last reading
         self.peak_tasks = 0
         self.peak_rss = 0         # bytes, over the process's life
@@ -154,7 +179,7 @@ class Supervisor:
 
     def begin(self, bot: object, table: dict[int, ProcInfo]) -> None:
         """A match starts: attach the bot's session, reset the per-match CPU and peak."""
-        self.bot = bot
+        self.bot = bot if isinstance(bot, Session) else None
         self.read(table)
         self.match_cpu0 = self.cpu_s
         self.match_peak = 0
@@ -209,20 +234,19 @@ class Launcher:
         SandboxUnavailable: a spawned bot's mode is ``bwrap`` and bubblewrap is missing.
     """
 
-    def __init__(self, base: SandboxConfig, entries: Sequence[object], *,
+    def __init__(self, base: SandboxConfig, entries: Sequence[BotSpec], *,
                  socket: str | None, hide: Iterable[str | Path] = (),
                  on_event: Callable[[str], None] = lambda msg: None) -> None:
         self.socket = socket
         self.on_event = on_event
-        self.configs = {e.name: effective(base, getattr(e, "sandbox", None))  # type: ignore
-                        for e in entries if not getattr(e, "remote", False)}
+        self.configs = {e.name: effective(base, e.sandbox) for e in entries if not e.remote}
         self.bwrap = (require_bwrap() if any(c.mode == "bwrap" for c in self.configs.values())
                       else None)
-        self.dirs = {e.name: os.path.realpath(e.cwd or os.getcwd())  # type: ignore[attr-defined]
-                     for e in entries if not getattr(e, "remote", False)}
+        self.dirs = {e.name: os.path.realpath(e.cwd or os.getcwd())
+                     for e in entries if not e.remote}
         self.hide = [str(h) for h in hide]
         self.supervisors: list[Supervisor] = []
-        self._ticker: asyncio.Task | None = None
+        self._ticker: asyncio.Task[None] | None = None
         self._table: dict[int, ProcInfo] = {}
         self._table_at = -1e9
         #: the kernel's process limit (None: no writable pids cgroup; see :mod:`.pidlimit`)
@@ -232,10 +256,10 @@ class Launcher:
     def mode(self, name: str) -> str:
         return self.configs[name].mode
 
-    def prepare(self, entry: object, argv: list[str], env: dict[str, str]) -> Launch:
+    def prepare(self, entry: BotSpec, argv: list[str], env: dict[str, str]) -> Launch:
         """The spawn of ``entry`` (whose plain ``argv``/``env`` the pool built, with the
         arena's address and the bot's token) in its mode."""
-        name, cwd = entry.name, entry.cwd  # type: ignore[attr-defined]
+        name, cwd = entry.name, entry.cwd
         cfg = self.configs[name]
         if cfg.mode == "none":
             return Launch(argv, env, cwd, None)
@@ -246,7 +270,7 @@ class Launcher:
         # arena's own environment
         carried = {k: v for k, v in env.items()
                    if k.startswith("ARENA_") and os.environ.get(k) != v}
-        box_env = {**BASE_ENV, **carried, **entry.env,  # type: ignore[attr-defined]
+        box_env = {**BASE_ENV, **carried, **entry.env,
                    "ARENA_ADDRESS": swap(outside), "ARENA_TOKEN": env.get("ARENA_TOKEN", "")}
         if os.environ.get("PYTHONPATH"):
             box_env.setdefault("PYTHONPATH", os.environ["PYTHONPATH"])

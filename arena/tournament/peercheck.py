@@ -12,8 +12,9 @@ supervisor (the supervisor is a child subreaper, so every process the bot starte
 A registration over the arena's **Unix socket** (spawned bots, sandboxed or not) carries no
 peer address (gRPC's peer string is ``"unix:"``), but the kernel knows who holds every
 connection: :func:`unix_peers` finds the arena's accepted ends of connections to its socket
-(its own sockets with the socket's address) and asks each for its peer's credentials (``SO_PEERCRED``: the pid of the process that connected, in the arena's
-PID namespace even when the bot runs in a sandbox's). :func:`check_unix_peer` accepts the
+(its own sockets with the socket's address) and asks each for its peer's credentials
+(``SO_PEERCRED``: the pid of the process that connected, in the arena's PID namespace even
+when the bot runs in a sandbox's). :func:`check_unix_peer` accepts the
 registration when a process of the bot's tree holds one of them. gRPC does not say which
 connection carried the registration: when the bot itself and a token thief are both connected,
 the check passes, and the bot's own registration is then refused as already connected (a

@@ -51,7 +51,7 @@ def entries(commands: Sequence[str]) -> list[BotEntry]:
         ValueError: an empty command or unbalanced quotes.
     """
     out = []
-    for name, cmd in zip(bot_names(commands), commands):
+    for name, cmd in zip(bot_names(commands), commands, strict=True):
         argv = shlex.split(cmd)
         if not argv:
             raise ValueError("an empty bot command")
@@ -114,7 +114,7 @@ async def play_single(rules: RulesConfig, commands: Sequence[str], *, seed: int 
             raise BotStartError("; ".join(failed))
         spec = MatchSpec("play", rules, seed=seed, time_ms=time_ms, grace_ms=grace_ms)
         procs = [inst.proc if inst is not None else None for _, inst, _ in leased]
-        await launcher.begin([(p, bot) for p, (_, _, bot) in zip(procs, leased)])
+        await launcher.begin([(p, bot) for p, (_, _, bot) in zip(procs, leased, strict=True)])
         result = await run_match(spec, [bot for _, _, bot in leased])
         await launcher.end(procs)
         return result
