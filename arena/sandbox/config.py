@@ -5,7 +5,7 @@
     [sandbox]
     mode = "bwrap"          # "bwrap" (default): isolate every spawned bot; "none": trusted bots
     memory_mib = 1024       # resident memory of all the bot's processes together, MiB
-    processes = 128         # processes and threads (RLIMIT_NPROC inside the sandbox)
+    processes = 128         # processes and threads (a pids cgroup; RLIMIT_NPROC as well)
     open_files = 256        # open file descriptors per process (RLIMIT_NOFILE)
     file_size_mib = 64      # largest file a bot may write, MiB (RLIMIT_FSIZE)
     scratch_mib = 64        # size of the private writable /tmp (a tmpfs), MiB
