@@ -164,6 +164,8 @@ class Supervisor:
 
     def _exited(self) -> None:
         self.done = True
+        if self.cgroup is not None:
+            self.cgroup.ended = True
         if self.fault or not self.limited or self.proc.returncode in (None, 0):
             return
         if self.proc.returncode in (-signal.SIGTERM, -signal.SIGKILL, 143, 137):
@@ -193,18 +195,6 @@ class Supervisor:
         peak = max(self.match_peak, peak_rss(inner))
         self.match_cpu0 = None
         return Usage(round(max(cpu, 0.0), 3), round(peak / 2**20, 1))
-
-
-def _chain(*fns: Callable[[], None] | None) -> Callable[[], None] | None:
-    """One ``preexec_fn`` running ``fns`` (the Nones left out) in order; None if none."""
-    chosen = [f for f in fns if f is not None]
-    if not chosen:
-        return None
-
-    def run() -> None:
-        for f in chosen:
-            f()
-    return run
 
 
 def _tail(path: Path | None, size: int = 2048) -> str:
@@ -251,7 +241,6 @@ class Launcher:
         self._table_at = -1e9
         #: the kernel's process limit (None: no writable pids cgroup; see :mod:`.pidlimit`)
         self.cgroups = pidlimit.find() if self.bwrap is not None else None
-        self._pending: list[pidlimit.BotCgroup] = []
 
     def mode(self, name: str) -> str:
         return self.configs[name].mode
@@ -283,9 +272,12 @@ class Launcher:
                              hide=self.hide + others, scratch_mib=cfg.scratch_mib,
                              extra_ro=cfg.ro_paths)
         group = self._cgroup(cfg)
-        return Launch(wrapped, box_env, cwd,
-                      _chain(group.join if group is not None else None,
-                             None if prefix else limits.preexec(cfg)), group)
+        if group is not None:
+            # a shell joins the group and becomes bubblewrap (exec): no Python runs between
+            # fork and exec in the arena's threaded process (gRPC), and everything bubblewrap
+            # starts is in the group from its first instruction
+            wrapped = [*pidlimit.join_command(group), *wrapped]
+        return Launch(wrapped, box_env, cwd, None if prefix else limits.preexec(cfg), group)
 
     def _cgroup(self, cfg: SandboxConfig) -> pidlimit.BotCgroup | None:
         """A new pids cgroup for one sandboxed start (None: none available)."""
@@ -298,18 +290,14 @@ class Launcher:
             log.warning("sandbox: cannot create a pids cgroup (%s); the process limit is "
                         "the /proc reading only", exc)
             return None
-        self._pending.append(group)
         return group
 
     def started(self, name: str, proc: asyncio.subprocess.Process,
-                log_path: Path | None = None) -> Supervisor:
-        """Supervise a freshly spawned bot process."""
+                log_path: Path | None = None,
+                cgroup: pidlimit.BotCgroup | None = None) -> Supervisor:
+        """Supervise a freshly spawned bot process (``cgroup``: its :attr:`Launch.cgroup`)."""
         sup = Supervisor(name, proc, self.configs[name], log_path, self.on_event)
-        for group in self._pending:
-            if group.holds(proc.pid):
-                self._pending.remove(group)
-                sup.cgroup = group
-                break
+        sup.cgroup = cgroup
         _SUPERVISORS[proc.pid] = sup
         self.supervisors.append(sup)
         if sup.limited and (self._ticker is None or self._ticker.done()):
@@ -385,6 +373,8 @@ class Launcher:
             _SUPERVISORS.pop(sup.pid, None)
         self.supervisors.clear()
         if self.cgroups is not None:
+            for group in self.cgroups.groups:     # the pool has ended every bot
+                group.ended = True
             for _ in range(40):          # the last tasks of an ended sandbox are exiting
                 self.cgroups.sweep()
                 if not self.cgroups.groups:

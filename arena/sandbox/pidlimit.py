@@ -8,12 +8,13 @@ the rlimit binds nothing. A ``pids`` cgroup limits every process regardless of i
 counts the refusals in ``pids.events`` (``max N``), so the fault is named even when the bot
 swallows the error.
 
-Layout: ``<the arena's own pids cgroup>/arena358-<arena pid>/bot-<n>``. The bot's supervisor
-process joins its cgroup between ``fork`` and ``exec`` (:meth:`BotCgroup.join`), so bubblewrap
-and everything it starts are in it from their first instruction; the group allows
-:data:`OVERHEAD` tasks more than ``processes`` for that supervisor, so the bot's sandbox
-(bubblewrap's two processes, the bot and its processes and threads) may hold exactly
-``processes`` tasks, the figure the ``/proc`` reading also stops at. Groups are removed when
+Layout: ``<the arena's own pids cgroup>/arena358-<arena pid>/bot-<n>``. Under the bot's
+supervisor, a shell moves itself into the group and ``exec``s bubblewrap
+(:func:`join_command`), so bubblewrap and everything it starts are in it from their first
+instruction: the sandbox (bubblewrap's two processes, the bot and its processes and threads)
+may hold ``processes`` tasks, the figure the ``/proc`` reading also stops at. (No
+``preexec_fn``: Python code between ``fork`` and ``exec`` in the arena's threaded process is
+unsafe.) Groups are removed when
 their bot ends; those of an arena that was killed are removed by the next arena that starts.
 
 Where no ``pids`` hierarchy is writable (a container without cgroup delegation) :func:`find`
@@ -27,8 +28,6 @@ import itertools
 import os
 from pathlib import Path
 
-#: tasks in a bot's cgroup that are not its sandbox's: the arena's per-bot supervisor process
-OVERHEAD = 1
 _PREFIX = "arena358-"
 
 
@@ -108,22 +107,14 @@ class BotCgroup:
     def __init__(self, path: Path, limit: int) -> None:
         self.path, self.limit = path, limit
         self._procs = str(path / "cgroup.procs")
+        #: the bot's process has ended (its group may go once empty); until then an empty
+        #: group is one whose shell has not joined yet
+        self.ended = False
 
-    def join(self) -> None:
-        """Move the calling process into the group (a ``preexec_fn``: runs in the child
-        between fork and exec; async-signal-safe calls only)."""
-        fd = os.open(self._procs, os.O_WRONLY)
-        try:
-            os.write(fd, str(os.getpid()).encode())
-        finally:
-            os.close(fd)
-
-    def holds(self, pid: int) -> bool:
-        """``pid`` is in the group."""
-        try:
-            return str(pid) in (self.path / "cgroup.procs").read_text().split()
-        except OSError:
-            return False
+    @property
+    def procs_file(self) -> str:
+        """The group's ``cgroup.procs`` (a pid written there moves that process in)."""
+        return self._procs
 
     def refusals(self) -> int:
         """How many forks the limit has refused (``pids.events`` ``max``; 0 when unread)."""
@@ -160,7 +151,7 @@ class PidsCgroups:
         path = self.path / f"bot-{next(self._numbers)}"
         path.mkdir()
         try:
-            (path / "pids.max").write_text(str(processes + OVERHEAD))
+            (path / "pids.max").write_text(str(processes))
         except OSError:
             path.rmdir()
             raise
@@ -169,11 +160,13 @@ class PidsCgroups:
         return group
 
     def sweep(self) -> None:
-        """Remove the groups of bots that ended (their tasks are gone)."""
-        self.groups = [g for g in self.groups if not g.remove()]
+        """Remove the groups of bots that ended (once their last tasks are gone)."""
+        self.groups = [g for g in self.groups if not (g.ended and g.remove())]
 
     def close(self) -> None:
-        """Remove every group of this arena that is empty (all, once its bots ended)."""
+        """Remove every group of this arena that is empty (call once its bots ended)."""
+        for g in self.groups:
+            g.ended = True
         self.sweep()
         if not self.groups:
             with contextlib.suppress(OSError):
@@ -186,6 +179,16 @@ class PidsCgroups:
                 rest = d.name[len(_PREFIX):]
                 if d.name.startswith(_PREFIX) and rest.isdigit() and not _alive(int(rest)):
                     _remove_tree(d)
+
+
+#: the shell that moves itself into a group, then becomes the command (``exec``)
+_JOIN = 'echo $$ > "$0" && exec "$@"'
+
+
+def join_command(group: BotCgroup) -> list[str]:
+    """The prefix that runs a command inside ``group``: ``sh -c JOIN PROCS_FILE command...``
+    (the shell writes its own pid to the group, then execs the command, keeping the pid)."""
+    return ["/bin/sh", "-c", _JOIN, group.procs_file]
 
 
 def find() -> PidsCgroups | None:

@@ -313,7 +313,7 @@ class BotPool:
             launch = self.launcher.prepare(e, argv, env)
             proc = await spawn(launch.argv, env=launch.env, cwd=launch.cwd,
                                log_file=logf.fileno(), preexec=launch.preexec)
-            self.launcher.started(e.name, proc, log_path)
+            self.launcher.started(e.name, proc, log_path, launch.cgroup)
             return proc
 
     async def _start(self, st: _BotState) -> tuple[Instance | None, str]:
