@@ -59,7 +59,7 @@ def _own_paths() -> dict[str, str]:
     return paths
 
 
-def _candidates() -> list[Path]:
+def candidates() -> list[Path]:
     """The directories under which this process may create pids cgroups, best first."""
     own = _own_paths()
     out = []
@@ -193,7 +193,7 @@ def join_command(group: BotCgroup) -> list[str]:
 
 def find() -> PidsCgroups | None:
     """The arena's pids cgroups, or None where no pids hierarchy is writable here."""
-    for base in _candidates():
+    for base in candidates():
         groups = PidsCgroups(base)
         try:
             groups.path.mkdir(exist_ok=True)

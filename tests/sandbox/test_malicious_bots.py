@@ -115,7 +115,7 @@ def test_grandchild_is_gone_when_the_slot_ends(tmp_path, capfd) -> None:
     mark = f"{4000 + uuid.uuid4().int % 1000}.{uuid.uuid4().int % 10**6}"
     text = attack_config(tmp_path, "grandchild.py", "bwrap",
                          env={"GRANDCHILD_MARK": mark})
-    outcome, err, log, results = play(tmp_path, text, capfd)
+    outcome, _err, log, results = play(tmp_path, text, capfd)
     assert outcome.played_now == 6
     assert "\nATTACK SUCCEEDED: grandchild started" in log      # it ran, inside the sandbox
     assert not any(attacker_forfeits(results))
@@ -142,6 +142,15 @@ def test_grandchild_dies_with_a_sigkilled_arena(tmp_path) -> None:
             os.kill(pid, signal.SIGKILL)
         if arena.poll() is None:
             arena.kill()
+    # the killed arena's pids cgroups are removed by the next arena that looks for its own
+    from arena.sandbox import pidlimit
+    left = [b for b in pidlimit.candidates() if (b / f"arena358-{arena.pid}").is_dir()]
+    groups = pidlimit.find()
+    if groups is not None:
+        assert left == [groups.base]          # it had one, left behind by the SIGKILL
+        groups.close()
+        assert not (groups.base / f"arena358-{arena.pid}").exists()
+        assert not groups.path.exists()
 
 
 # ----- the same bots without the sandbox: what it prevents -------------------------------------
@@ -158,7 +167,7 @@ def test_attack_succeeds_without_the_sandbox(tmp_path, capfd, monkeypatch, scrip
                                              shows) -> None:
     monkeypatch.setenv("ARENA_TEST_SECRET", "arena-secret")
     text = attack_config(tmp_path, script, "none", port=free_port(), env=env)
-    outcome, err, log, results = play(tmp_path, text, capfd)
+    outcome, err, log, _results = play(tmp_path, text, capfd)
     assert "sandbox: none" in err
     assert outcome.played_now == 6
     assert succeeded(log) and shows in log, log[-2000:]
@@ -172,7 +181,7 @@ def test_grandchild_is_ended_without_the_sandbox_too(tmp_path, capfd) -> None:
     mark = f"{6000 + uuid.uuid4().int % 1000}.{uuid.uuid4().int % 10**6}"
     text = attack_config(tmp_path, "grandchild.py", "none", env={"GRANDCHILD_MARK": mark})
     try:
-        outcome, err, log, results = play(tmp_path, text, capfd)
+        outcome, _err, _log, _results = play(tmp_path, text, capfd)
         assert outcome.played_now == 6
         assert wait_until(lambda: not processes_with_arg(mark), 10), processes_with_arg(mark)
     finally:
@@ -227,7 +236,7 @@ def test_per_process_limits_are_absent_without_the_sandbox(tmp_path, capfd) -> N
         scratch.mkdir(parents=True)
         text = attack_config(d, script, "none", sandbox="open_files = 64\nfile_size_mib = 2\n",
                              env={"ATTACK_WHEN": "decide", "TMPDIR": str(scratch), **env})
-        outcome, err, log, results = play(d, text, capfd)
+        outcome, _err, log, _results = play(d, text, capfd)
         assert outcome.played_now == 6 and succeeded(log) and shows in log, log[-2000:]
 
 
@@ -299,7 +308,7 @@ def test_fork_bomb_is_refused_by_the_kernel(tmp_path, capfd, monkeypatch) -> Non
     """The process limit holds between two /proc readings, for root too: with the reading
     turned off (one reading an hour), the kernel refuses the bomb's forks at the limit; the
     refusals name the fault; the tournament completes."""
-    import arena.sandbox.launch as launch
+    from arena.sandbox import launch
     monkeypatch.setattr(launch, "TICK_S", 3600.0)
     text = attack_config(tmp_path, "fork_bomb.py", "bwrap", max_crashes=1, processes=32,
                          env={"ATTACK_WHEN": "decide", "ATTACK_FAIL": "exit",
