@@ -94,7 +94,7 @@ def play_config(commands: Sequence[str], *, preset: str, seed: str, sets: Sequen
 
     Args:
         commands: the shell-quoted bot commands (their names come from
-            :func:`arena.tournament.single.bot_names`).
+            :func:`arena.tournament.play.bot_names`).
         preset, seed, sets, time_ms, grace_ms: the option texts as typed.
         sandbox: ``--sandbox`` (the ``[sandbox] mode``; None: the config's default).
         limits: ``--limit KEY=VALUE`` texts (the other ``[sandbox]`` fields).
@@ -102,7 +102,7 @@ def play_config(commands: Sequence[str], *, preset: str, seed: str, sets: Sequen
     Raises:
         UserError: one line per problem, naming the flag (``--set hand_cap: ...``).
     """
-    from ..tournament.single import bot_names
+    from ..tournament.play import bot_names
     argvs = [_argv(c) for c in commands]       # bad quoting first: names need the words
     names = bot_names(commands)
     data = {

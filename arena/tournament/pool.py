@@ -43,7 +43,7 @@ from ..protocol.errors import redact
 from ..safetext import printable
 from .config import BotEntry
 from .peercheck import check_peer, check_unix_peer
-from .processes import LIVE_GROUPS, describe_exit, kill_all_now, spawn, terminate
+from .processes import describe_exit, spawn, terminate
 from .reaper import INSTANCE_ENV, ProcessRecord, kill_leftovers, start_ticks
 
 if TYPE_CHECKING:
@@ -51,11 +51,9 @@ if TYPE_CHECKING:
     from ..sandbox import Launcher
 
 __all__ = [
-    "LIVE_GROUPS",
     "BotPool",
     "UnavailableBot",
     "bot_argv",
-    "kill_all_now",
     "last_log_line",
     "safe_filename",
 ]

@@ -17,7 +17,7 @@ from ..sandbox import Launcher, SandboxConfig, SocketDir
 from .config import BotEntry
 from .pool import BotPool, UnavailableBot
 from .preflight import preflight
-from .runner import server_address
+from .local import server_address
 
 
 class BotStartError(Exception):
