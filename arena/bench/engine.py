@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ..rules import MatchState, make_config
 from ..rules.sample import sample_state
+from ..rules.view import view_of
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,7 @@ def bench_engine(preset: str = "sergeant-major", matches: int = 300, seed: int =
     for _ in range(n):
         s.copy()
     copy_us = (time.perf_counter() - t0) / n * 1e6
-    v = s.view(s.current_seat)
+    v = view_of(s, s.current_seat)
     n = 300
     t0 = time.perf_counter()
     for _ in range(n):
