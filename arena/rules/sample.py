@@ -214,6 +214,7 @@ def sample_state(view: View, rng: random.Random) -> MatchState:
     st.decision, st.current_seat = decision, to_act
     st._pending_steps = _remaining_steps(st, decision)
     st._legal_cache = None
+    st._legal_mask = -1
     st.exchange = _progress(view, hands, rng)
     st.events = list(view.exchange_events)
     st.trick = [c for _, c in view.trick]

@@ -24,14 +24,14 @@ from dataclasses import dataclass
 
 from . import exchange, scoring
 from .actions import CONTRACT_BASE, MISERE, Decision, action_str, contract_action
-from .cards import cards_of, mask_of
+from .cards import SUIT_MASKS, cards_of, mask_of
 from .contracts import CONTRACTS_IN, contracts_mask, replay_contracts
 from .config import RulesConfig
 from .deal import Deal, check_seed, seeded_deal
 from .errors import IllegalActionError, RulesError
 from .exchange import ExchangeEvent, ExchangeProgress
 from .history import HandSummary, TrickRecord, hand_steps
-from .tricks import F1, FOLLOW_CODES, legal_play_mask, trick_winner
+from .tricks import F1, F3, FOLLOW_CODES, legal_play_mask, trick_winner
 
 _PLAY = Decision.PLAY
 
@@ -110,6 +110,8 @@ class MatchState:
     _next_seat: tuple[int, int, int]
     _pending_steps: list[str]
     _legal_cache: list[int] | None
+    #: bitmask of the legal cards while a play decision's legal set is cached, else -1
+    _legal_mask: int
     _placings: tuple[int, int, int] | None
 
     # ----- construction ---------------------------------------------------------------------
@@ -232,7 +234,22 @@ class MatchState:
         """
         legal = self._legal_cache
         if legal is None:
-            legal = self._legal_cache = self._compute_legal()
+            seat = self.current_seat
+            if self.decision is _PLAY and seat is not None:
+                # the hot path, inline: leading, or following suit without an overtrump rule
+                trick = self.trick
+                mask = self.hands[seat]
+                if trick:
+                    led = trick[0] // 13
+                    suit_cards = mask & SUIT_MASKS[led]
+                    if suit_cards and (self.follow != F3 or led != self.trump):
+                        mask = suit_cards
+                    else:
+                        mask = legal_play_mask(mask, trick, self.trump, self.follow)
+                self._legal_mask = mask
+                legal = self._legal_cache = cards_of(mask)
+            else:
+                legal = self._legal_cache = self._compute_legal()
         return legal
 
     def is_legal(self, action: int) -> bool:
@@ -241,11 +258,27 @@ class MatchState:
         if self.finished or type(action) is not int:
             return False
         if self.decision is _PLAY:
-            return 0 <= action < 52 and bool(self._play_mask() >> action & 1)
+            mask = self._legal_mask
+            if mask < 0:
+                mask = self._play_mask()
+            return 0 <= action < 52 and bool(mask >> action & 1)
         return action in self.legal_actions()
 
     def _play_mask(self) -> int:
-        return legal_play_mask(self.hands[self._seat()], self.trick, self.trump, self.follow)
+        """Bitmask of the current seat's legal cards (``tricks.legal_play_mask``, with its two
+        common cases inline: leading, and following suit when no overtrump rule applies)."""
+        seat = self.current_seat
+        if seat is None:
+            raise RulesError("no decision is pending: the match is over")
+        trick = self.trick
+        hand = self.hands[seat]
+        if not trick:
+            return hand
+        led = trick[0] // 13
+        suit_cards = hand & SUIT_MASKS[led]
+        if suit_cards and (self.follow != F3 or led != self.trump):
+            return suit_cards
+        return legal_play_mask(hand, trick, self.trump, self.follow)
 
     def _seat(self) -> int:
         """The current seat (only called while a decision is pending)."""
@@ -259,7 +292,8 @@ class MatchState:
             return []
         d = self.decision
         if d is _PLAY:
-            return cards_of(self._play_mask())
+            mask = self._legal_mask = self._play_mask()
+            return cards_of(mask)
         if d is Decision.DISCARD:
             return cards_of(self.hands[self._seat()])
         if d is Decision.CONTRACT:
@@ -308,15 +342,31 @@ class MatchState:
             raise self._illegal(action, "an action is an int code")
         d = self.decision
         if d is _PLAY:
-            if not (0 <= action < 52 and self._play_mask() >> action & 1):
+            mask = self._legal_mask
+            if mask < 0:
+                mask = self._play_mask()
+            if not (0 <= action < 52 and mask >> action & 1):
                 raise self._illegal(action, self._why_not_play(action))
             self._legal_cache = None
+            self._legal_mask = -1
             self.actions.append(action)
-            self._play(action)
+            # the card goes to the trick (inline: the engine's hot path)
+            seat = self.current_seat
+            if seat is None:
+                raise RulesError("no decision is pending: the match is over")
+            self.hands[seat] &= ~(1 << action)
+            trick = self.trick
+            trick.append(action)
+            self.trick_seats.append(seat)
+            if len(trick) < 3:
+                self.current_seat = self._next_seat[seat]
+            else:
+                self._end_trick()
             return
         if action not in self.legal_actions():
             raise self._illegal(action, "not among the legal actions")
         self._legal_cache = None
+        self._legal_mask = -1
         self.actions.append(action)
         if d is Decision.DISCARD:
             self._discard(action)
@@ -379,6 +429,7 @@ class MatchState:
         self.exchange = None
         self.decision = self.current_seat = None
         self._legal_cache = None
+        self._legal_mask = -1
         self._pending_steps = hand_steps(cfg)[::-1]  # popped from the end
         self._next_step()
 
@@ -435,18 +486,11 @@ class MatchState:
         if len(self.discards) == self.cfg.kitty_size:
             self._next_step()
 
-    def _play(self, card: int) -> None:
-        seat = self._seat()
-        self.hands[seat] &= ~(1 << card)
-        trick = self.trick
-        trick.append(card)
-        self.trick_seats.append(seat)
-        if len(trick) < 3:
-            self.current_seat = self._next_seat[seat]
-            return
-        seats = self.trick_seats
+    def _end_trick(self) -> None:
+        """The third card is on the trick: record it, give it to its winner, who leads next."""
+        trick, seats = self.trick, self.trick_seats
         winner = seats[trick_winner(trick, self.trump)]
-        self.tricks.append(TrickRecord(seats[0], tuple(zip(seats, trick)), winner))
+        self.tricks.append(TrickRecord(seats[0], tuple(zip(seats, trick, strict=True)), winner))
         self.tricks_won[winner] += 1
         self.trick = []
         self.trick_seats = []
