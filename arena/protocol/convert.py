@@ -159,7 +159,8 @@ def rules_from_proto(msg: pb.RulesConfig) -> RulesConfig:
 
 
 # ----- view ----------------------------------------------------------------------------------
-DECISION_TO_PB = {
+#: engine decision kind -> protobuf enum value
+DECISION_TO_PB: dict[Decision, pb.DecisionKind] = {
     Decision.EXCHANGE_DEMAND: pb.DECISION_KIND_EXCHANGE_DEMAND,
     Decision.EXCHANGE_GIVE: pb.DECISION_KIND_EXCHANGE_GIVE,
     Decision.EXCHANGE_RETURN: pb.DECISION_KIND_EXCHANGE_RETURN,
@@ -167,16 +168,29 @@ DECISION_TO_PB = {
     Decision.DISCARD: pb.DECISION_KIND_DISCARD,
     Decision.PLAY: pb.DECISION_KIND_PLAY,
 }
-DECISION_FROM_PB = {v: k for k, v in DECISION_TO_PB.items()}
-_EVENT_TO_PB = {"demand": pb.EXCHANGE_EVENT_KIND_DEMAND, "void": pb.EXCHANGE_EVENT_KIND_VOID,
-                "give": pb.EXCHANGE_EVENT_KIND_GIVE, "return": pb.EXCHANGE_EVENT_KIND_RETURN,
-                "stop": pb.EXCHANGE_EVENT_KIND_STOP}
-_EVENT_FROM_PB = {v: k for k, v in _EVENT_TO_PB.items()}
+#: protobuf enum value -> engine decision kind
+DECISION_FROM_PB: dict[int, Decision] = {v: k for k, v in DECISION_TO_PB.items()}
+_EVENT_TO_PB: dict[str, pb.ExchangeEventKind] = {
+    "demand": pb.EXCHANGE_EVENT_KIND_DEMAND, "void": pb.EXCHANGE_EVENT_KIND_VOID,
+    "give": pb.EXCHANGE_EVENT_KIND_GIVE, "return": pb.EXCHANGE_EVENT_KIND_RETURN,
+    "stop": pb.EXCHANGE_EVENT_KIND_STOP}
+_EVENT_FROM_PB: dict[int, str] = {v: k for k, v in _EVENT_TO_PB.items()}
+#: protobuf enum values by engine index + 1 (0 = unspecified, i.e. None)
+_SUIT_TO_PB: tuple[pb.Suit, ...] = (pb.SUIT_UNSPECIFIED, pb.SUIT_SPADES, pb.SUIT_HEARTS,
+                                    pb.SUIT_DIAMONDS, pb.SUIT_CLUBS)
+_CONTRACT_TO_PB: tuple[pb.Contract, ...] = (
+    pb.CONTRACT_UNSPECIFIED, pb.CONTRACT_TRUMP_SPADES, pb.CONTRACT_TRUMP_HEARTS,
+    pb.CONTRACT_TRUMP_DIAMONDS, pb.CONTRACT_TRUMP_CLUBS, pb.CONTRACT_NO_TRUMP, pb.CONTRACT_MISERE)
 
 
-def _opt_index(value: int | None) -> int:
-    """Engine index (None or 0-based) -> protobuf enum value (0 = unspecified)."""
-    return 0 if value is None else value + 1
+def _suit_to_pb(suit: int | None) -> pb.Suit:
+    """Engine suit (None or 0..3) -> ``Suit`` enum value (index + 1; 0 = unspecified)."""
+    return _SUIT_TO_PB[0 if suit is None else suit + 1]
+
+
+def _contract_to_pb(contract: int | None) -> pb.Contract:
+    """Engine contract (None or 0..5) -> ``Contract`` enum value (index + 1)."""
+    return _CONTRACT_TO_PB[0 if contract is None else contract + 1]
 
 
 def _from_enum(value: int) -> int | None:
@@ -221,7 +235,7 @@ def trick_to_proto(t: TrickRecord) -> pb.Trick:
 
 
 def event_to_proto(e: ExchangeEvent) -> pb.ExchangeEvent:
-    msg = pb.ExchangeEvent(kind=_EVENT_TO_PB[e.kind], up=e.up, suit=_opt_index(e.suit),
+    msg = pb.ExchangeEvent(kind=_EVENT_TO_PB[e.kind], up=e.up, suit=_suit_to_pb(e.suit),
                            card="" if e.card is None else CARD_TEXT[e.card],
                            came_back=e.came_back)
     if e.down is not None:
@@ -251,8 +265,9 @@ def view_to_proto(view: View) -> pb.View:
     msg = pb.View(
         seat=view.seat, hand_number=view.hand_number, dealer=view.dealer,
         declarer=view.declarer, roles=view.roles, targets=view.targets, limits=view.limits,
-        contract=_opt_index(view.contract), trump=_opt_index(view.trump),
-        decision=0 if view.decision is None else DECISION_TO_PB[view.decision],
+        contract=_contract_to_pb(view.contract), trump=_suit_to_pb(view.trump),
+        decision=(pb.DECISION_KIND_UNSPECIFIED if view.decision is None
+                  else DECISION_TO_PB[view.decision]),
         legal_actions=[action_to_text(a) for a in view.legal_actions],
         hand=[CARD_TEXT[c] for c in view.hand], hand_sizes=view.hand_sizes,
         hidden_own=view.hidden_own, kitty_visible=view.kitty is not None,
@@ -264,7 +279,7 @@ def view_to_proto(view: View) -> pb.View:
         exchange_events=[event_to_proto(e) for e in view.exchange_events],
         scores=view.scores,
         hand_points=[pb.SeatPoints(by_seat=p) for p in view.hand_points],
-        contracts_used=[pb.ContractsUsed(contracts=[c + 1 for c in used])
+        contracts_used=[pb.ContractsUsed(contracts=[_CONTRACT_TO_PB[c + 1] for c in used])
                         for used in view.contracts_used],
         finished=view.finished, placings=view.placings or (),
     )
@@ -353,7 +368,8 @@ def _view_from_proto(m: pb.View, cfg: RulesConfig) -> View:
         legal_actions=actions_from_texts(m.legal_actions),
         hand=cards_from_texts(m.hand), hand_sizes=triple(m.hand_sizes, "hand_sizes"),
         hidden_own=m.hidden_own, kitty=cards_from_texts(m.kitty) if m.kitty_visible else None,
-        kitty_taken=m.kitty_taken, discards=cards_from_texts(m.discards), discard_count=m.discard_count,
+        kitty_taken=m.kitty_taken, discards=cards_from_texts(m.discards),
+        discard_count=m.discard_count,
         trick=tuple((p.seat, card_from_text(p.card)) for p in m.trick), leader=_opt(m, "leader"),
         tricks=tuple(trick_from_proto(t) for t in m.tricks),
         tricks_won=triple(m.tricks_won, "tricks_won"),

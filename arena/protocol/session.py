@@ -251,9 +251,10 @@ class RemoteBot(Bot):
         self._closed_reason = reason
         log.info("bot %r disconnected: %s", self.name, reason)
         for pend in self._pending.values():
-            if not pend.future.done():
-                pend.future.set_exception(BotFault("disconnect", f"bot {self.name!r}: {reason}"))
-                pend.future.exception()  # no "never retrieved" warning if nobody awaits it
+            fut = pend.future
+            if fut is not None and not fut.done():
+                fut.set_exception(BotFault("disconnect", f"bot {self.name!r}: {reason}"))
+                fut.exception()  # no "never retrieved" warning if nobody awaits it
         if not self.done.done():
             self.done.set_result(reason)
 
@@ -289,7 +290,8 @@ class RemoteBot(Bot):
                         self.name, MAX_REJECTIONS)
         return n <= MAX_REJECTIONS
 
-    def _reject_msg(self, request_id: int, reason: int, detail: str, match_id: str = "") -> None:
+    def _reject_msg(self, request_id: int, reason: pb.RejectionReason, detail: str,
+                    match_id: str = "") -> None:
         if self._count_bad(f"rejected message (request {request_id}): {detail}"):
             self._send(pb.ArenaMessage(rejection=pb.Rejection(
                 request_id=request_id, reason=reason, detail=detail, match_id=match_id)))
@@ -319,7 +321,7 @@ class RemoteBot(Bot):
     def _on_answer(self, wire_id: int, text: str) -> None:
         pend = self._pending.pop(wire_id, None)
         if pend is not None:
-            if not pend.future.done():
+            if pend.future is not None and not pend.future.done():
                 pend.future.set_result(text)
             return
         pend = self._recent.get(wire_id)
@@ -336,7 +338,8 @@ class RemoteBot(Bot):
     def _on_error(self, wire_id: int, message: str) -> None:
         message = message[:_MAX_TEXT]
         pend = self._pending.pop(wire_id, None)
-        if pend is not None and not pend.future.done():
+        if pend is not None and pend.future is not None and not pend.future.done():
             pend.future.set_exception(BotFault("error", message or "bot reported an error"))
             return
-        self._count_bad(f"reported an error{f' for request {wire_id}' if wire_id else ''}: {message}")
+        where = f" for request {wire_id}" if wire_id else ""
+        self._count_bad(f"reported an error{where}: {message}")

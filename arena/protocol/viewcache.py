@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from ..rules import RulesConfig
+from ..rules import Decision, RulesConfig
 from ..rules.errors import RulesError
 from ..rules.exchange import ExchangeEvent
 from ..rules.history import TrickRecord
@@ -190,16 +190,16 @@ def _grows(held: tuple[object, ...], now: tuple[object, ...]) -> bool:
 
 
 # ----- the bot's side ------------------------------------------------------------------------
-def _decode_key(m: pb.View) -> tuple:
+def _decode_key(m: pb.View) -> tuple[int, int, bool, int, bool]:
     return (m.hand_number, m.contract, m.kitty_taken, m.discard_count, m.finished)
 
 
 @dataclass(slots=True)
 class _Decoded:
-    key: tuple
+    key: tuple[int, int, bool, int, bool]
     view: View             # the last view decoded in full (its slow-changing fields are reused)
-    tricks: tuple
-    events: tuple
+    tricks: tuple[TrickRecord, ...]
+    events: tuple[ExchangeEvent, ...]
 
 
 class ViewDecoder:
@@ -248,18 +248,14 @@ class ViewDecoder:
             d.tricks += tuple([trick_from_proto(t) for t in m.tricks[len(d.tricks):]])
         if n_events > len(d.events):
             d.events += tuple([event_from_proto(e) for e in m.exchange_events[len(d.events):]])
-        decision = m.decision
-        if decision:
-            decision = DECISION_FROM_PB.get(decision)
+        decision: Decision | None = None
+        if m.decision:
+            decision = DECISION_FROM_PB.get(m.decision)
             if decision is None:
                 raise ConversionError(f"View field 'decision': unknown value {m.decision}")
-        else:
-            decision = None
-        hand_sizes, tricks_won, placings = tuple(m.hand_sizes), tuple(m.tricks_won), None
-        if len(hand_sizes) != 3:
-            triple(hand_sizes, "hand_sizes")       # raises, naming the field
-        if len(tricks_won) != 3:
-            triple(tricks_won, "tricks_won")
+        hand_sizes = triple(m.hand_sizes, "hand_sizes")    # raises, naming the field
+        tricks_won = triple(m.tricks_won, "tricks_won")
+        placings = None
         if m.placings:
             placings = triple(tuple(m.placings), "placings")
         try:
@@ -272,7 +268,8 @@ class ViewDecoder:
             b.cfg, b.seat, b.hand_number, b.dealer, b.declarer, b.roles, b.targets, b.limits,
             b.contract, b.trump, decision,
             m.to_act if m.HasField("to_act") else None,
-            actions_from_texts(m.legal_actions), cards_from_texts(m.hand), hand_sizes, m.hidden_own,
+            actions_from_texts(m.legal_actions), cards_from_texts(m.hand), hand_sizes,
+            m.hidden_own,
             b.kitty, b.kitty_taken, b.discards, b.discard_count, trick,
             m.leader if m.HasField("leader") else None,
             d.tricks, tricks_won, d.events,

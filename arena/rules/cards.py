@@ -62,7 +62,8 @@ def parse_card(text: str) -> int:
         raise CardParseError(f"not a card: {text!r} (a card text is a str such as '10H')")
     t = text.strip().upper()
     if len(t) < 2 or t[-1] not in SUITS or t[:-1] not in _RANK_ALIASES:
-        raise CardParseError(f"not a card: {text!r} (expected rank 2-10/J/Q/K/A + suit S/H/D/C, e.g. '10H')")
+        raise CardParseError(
+            f"not a card: {text!r} (expected rank 2-10/J/Q/K/A + suit S/H/D/C, e.g. '10H')")
     return make_card(_RANK_ALIASES[t[:-1]], SUITS.index(t[-1]))
 
 
@@ -75,7 +76,7 @@ def parse_suit(text: str) -> int:
     if not isinstance(text, str):
         raise CardParseError(f"not a suit: {text!r} (expected one of S, H, D, C)")
     t = text.strip().lower()
-    for i, (letter, name) in enumerate(zip(SUITS, SUIT_NAMES)):
+    for i, (letter, name) in enumerate(zip(SUITS, SUIT_NAMES, strict=True)):
         if t in (letter.lower(), name):
             return i
     raise CardParseError(f"not a suit: {text!r} (expected one of S, H, D, C)")

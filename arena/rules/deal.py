@@ -67,7 +67,7 @@ class Deal:
 
     def __str__(self) -> str:
         parts = [f"{ROLE_NAMES[r]}: {format_cards(h)}" for r, h in enumerate(self.hands)]
-        return "; ".join(parts + [f"kitty: {format_cards(self.kitty)}"])
+        return "; ".join([*parts, f"kitty: {format_cards(self.kitty)}"])
 
 
 def check_seed(seed: object) -> None:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from .actions import DEMAND_BASE, GIVE_BASE, STOP, Decision, demand_action, give_action
 from .cards import cards_of, highest_in_suit
 from .config import RulesConfig
+from .errors import RulesError
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +54,7 @@ class ExchangeEvent:
     def seen_by(self, seat: int) -> ExchangeEvent:
         """The event as ``seat`` sees it: card (and for give/return the suit) hidden unless
         ``seat`` is the up or the down player."""
-        if self.card is None or seat == self.up or seat == self.down:
+        if self.card is None or seat in (self.up, self.down):
             return self
         suit = self.suit if self.kind == "demand" else None
         return ExchangeEvent(self.kind, self.up, self.down, suit, None, self.came_back)
@@ -205,32 +206,53 @@ def apply(x: ExchangeProgress, hands: list[int], trump: int, action: int) -> Exc
 
 def _apply(x: ExchangeProgress, hands: list[int], trump: int, action: int,
            events: list[ExchangeEvent]) -> bool:
+    """Apply ``action``; True when the exchange is over."""
     d = x.decision
     if action == STOP:
         events.append(ExchangeEvent("stop", x.up, None, None, None))
         x.up_left = 0
         return _after_up(x, hands, events)
     if d is Decision.EXCHANGE_DEMAND:
-        down, suit = divmod(action - DEMAND_BASE, 4)
-        card = highest_in_suit(hands[down], suit)
-        if card is None:
-            x.voids[down] |= 1 << suit
-            events.append(ExchangeEvent("void", x.up, down, suit, None))
-            return False
-        _move(hands, down, x.up, card)
-        events.append(ExchangeEvent("demand", x.up, down, suit, card))
-        x.give_to = down
-        x.decision = Decision.EXCHANGE_GIVE
+        _demand(x, hands, action, events)
         return False
     if d is Decision.EXCHANGE_RETURN:
         return _return(x, hands, x.to_act, action, x.given, events)
     if x.mechanism == "demand-suit":
-        down = x.give_to if x.give_to is not None else -1
-        _move(hands, x.up, down, action)
-        events.append(ExchangeEvent("give", x.up, down, action // 13, action))
-        x.voids = [0, 0, 0]
-        x.give_to = None
-        return _settled(x, hands, down, events)
+        return _give_back(x, hands, action, events)
+    return _give(x, hands, trump, action, events)
+
+
+def _demand(x: ExchangeProgress, hands: list[int], action: int,
+            events: list[ExchangeEvent]) -> None:
+    """demand-suit: the down player hands over his highest card of the suit, or is void."""
+    down, suit = divmod(action - DEMAND_BASE, 4)
+    card = highest_in_suit(hands[down], suit)
+    if card is None:
+        x.voids[down] |= 1 << suit
+        events.append(ExchangeEvent("void", x.up, down, suit, None))
+        return
+    _move(hands, down, x.up, card)
+    events.append(ExchangeEvent("demand", x.up, down, suit, card))
+    x.give_to = down
+    x.decision = Decision.EXCHANGE_GIVE
+
+
+def _give_back(x: ExchangeProgress, hands: list[int], card: int,
+               events: list[ExchangeEvent]) -> bool:
+    """demand-suit: the up player gives ``card`` back to the down player who gave him one."""
+    down = x.give_to
+    if down is None:
+        raise RulesError("a give-back with no demanded card pending")
+    _move(hands, x.up, down, card)
+    events.append(ExchangeEvent("give", x.up, down, card // 13, card))
+    x.voids = [0, 0, 0]
+    x.give_to = None
+    return _settled(x, hands, down, events)
+
+
+def _give(x: ExchangeProgress, hands: list[int], trump: int, action: int,
+          events: list[ExchangeEvent]) -> bool:
+    """pass-and-return: the up player gives a card to a down player (batched in blato)."""
     down, card = divmod(action - GIVE_BASE, 52)
     if x.mechanism == "pass-return-batch":
         x.batch.append((down, card))
@@ -240,7 +262,7 @@ def _apply(x: ExchangeProgress, hands: list[int], trump: int, action: int,
         return _after_up(x, hands, events) if x.up_left == 0 else False
     _move(hands, x.up, down, card)
     events.append(ExchangeEvent("give", x.up, down, card // 13, card))
-    if trump >= 0 and card // 13 == trump:
+    if trump >= 0 and card // 13 == trump:  # a trump: the down player chooses the return
         x.return_from = x.to_act = down
         x.given = card
         x.decision = Decision.EXCHANGE_RETURN

@@ -7,11 +7,13 @@ from dataclasses import dataclass
 
 from .config import RulesConfig
 from .deal import Deal
+from .exchange import ExchangeEvent
 
 
 @dataclass(frozen=True, slots=True)
 class TrickRecord:
-    """A completed trick: ``leader`` seat, ``cards`` as ``(seat, card)`` in play order, ``winner``."""
+    """A completed trick: ``leader`` seat, ``cards`` as ``(seat, card)`` in play order,
+    ``winner`` seat."""
 
     leader: int
     cards: tuple[tuple[int, int], ...]
@@ -46,7 +48,7 @@ class HandSummary:
     contract: int
     deal: Deal | None
     discards: tuple[int, ...]
-    events: tuple  # tuple[ExchangeEvent, ...]
+    events: tuple[ExchangeEvent, ...]
     tricks: tuple[TrickRecord, ...]
     tricks_won: tuple[int, int, int]
     points: tuple[int, int, int]

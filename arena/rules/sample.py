@@ -47,7 +47,8 @@ def _play_voids(view: View) -> list[int]:
             suit = card // 13
             if suit != led:
                 voids[seat] |= 1 << led
-                if suit != trump and trump >= 0 and (follow == F2 or (follow == F3 and not trumped)):
+                no_trump_shown = follow == F2 or (follow == F3 and not trumped)
+                if suit != trump and trump >= 0 and no_trump_shown:
                     voids[seat] |= 1 << trump
             trumped = trumped or suit == trump
     return voids
@@ -58,10 +59,11 @@ def _exchange_knowledge(view: View) -> tuple[dict[int, int], list[int]]:
     loc: dict[int, int] = {}
     voids = [0, 0, 0]
     for e in view.exchange_events:
-        if e.kind == "void":
-            voids[e.down] |= 1 << e.suit
+        if e.down is None:  # a stop
             continue
-        if e.kind == "stop":
+        if e.kind == "void":
+            if e.suit is not None:  # always: a void names its suit publicly
+                voids[e.down] |= 1 << e.suit
             continue
         giver, taker = (e.down, e.up) if e.kind in ("demand", "return") else (e.up, e.down)
         if e.card is None:  # a transfer this seat cannot see
@@ -71,6 +73,18 @@ def _exchange_knowledge(view: View) -> tuple[dict[int, int], list[int]]:
         else:
             loc[e.card] = taker
     return loc, voids
+
+
+def _known_cards(view: View) -> int:
+    """Bitmask of the cards whose place ``view``'s seat knows: its hand and discards, every
+    played card, and the card removed from a 51-card deck."""
+    known = mask_of(view.hand) | mask_of(view.discards)
+    for t in view.tricks:
+        known |= mask_of(c for _, c in t.cards)
+    known |= mask_of(c for _, c in view.trick)
+    if view.cfg.deck == 51:
+        known |= 1 << parse_card(view.cfg.removed_card)
+    return known
 
 
 def _holders(view: View) -> tuple[dict[int, int], dict[int, int]]:
@@ -83,12 +97,7 @@ def _holders(view: View) -> tuple[dict[int, int], dict[int, int]]:
         cap[KITTY] = view.cfg.kitty_size
     if view.declarer != me and view.discard_count:
         cap[DISCARDS] = view.discard_count
-    known = mask_of(view.hand) | mask_of(view.discards)
-    for t in view.tricks:
-        known |= mask_of(c for _, c in t.cards)
-    known |= mask_of(c for _, c in view.trick)
-    if view.cfg.deck == 51:
-        known |= 1 << parse_card(view.cfg.removed_card)
+    known = _known_cards(view)
     voids = _play_voids(view)
     loc, xvoids = _exchange_knowledge(view)
     everyone = 0
@@ -141,18 +150,19 @@ def _augment(card: int, allowed: dict[int, int], free: dict[int, int],
     while i < len(queue):
         c, src = queue[i]
         i += 1
-        for h in free:
+        for h, room in free.items():
             if h in parent or not allowed[c] >> h & 1:
                 continue
             parent[h] = (c, src)
-            if free[h] > 0:
+            if room > 0:
                 free[h] -= 1
-                while True:
-                    moved, left = parent[h]
-                    owner[moved] = h
+                at = h
+                while True:  # shift the cards along the path back to ``card``
+                    moved, left = parent[at]
+                    owner[moved] = at
                     if left is None:
                         return True
-                    h = left
+                    at = left
             queue.extend((o, h) for o, oh in owner.items() if oh == h)
     return False
 

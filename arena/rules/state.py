@@ -220,7 +220,8 @@ class MatchState:
     @property
     def phase(self) -> str:
         """The pending decision kind's value (``"play"`` ...) or ``"finished"``."""
-        return "finished" if self.finished else self.decision.value
+        d = self.decision
+        return "finished" if self.finished or d is None else d.value
 
     @property
     def tricks_per_hand(self) -> int:
@@ -302,7 +303,7 @@ class MatchState:
             raise RulesError(f"decision {d} pending without an exchange in progress")
         return exchange.legal(self.exchange, self.hands)
 
-    def _contract_choices(self) -> list[int]:
+    def _contract_choices(self) -> tuple[int, ...]:
         """Contract indexes open to the declarer: all of the rule set, or with
         ``contract_once`` those not chosen in his current cycle (RULES.md decision 16)."""
         avail = self._all_contracts
@@ -539,4 +540,4 @@ class MatchState:
 
 
 #: the fields :meth:`MatchState.copy` carries over
-_FIELDS: tuple[str, ...] = MatchState.__slots__  # type: ignore[attr-defined]  # set by dataclass(slots=True)
+_FIELDS: tuple[str, ...] = MatchState.__slots__

@@ -90,7 +90,7 @@ class View:
         for e in self.exchange_events:
             if e.card is None:
                 continue
-            giver = e.down if e.kind == "demand" or e.kind == "return" else e.up
+            giver = e.down if e.kind in ("demand", "return") else e.up
             if giver == self.seat and e.kind != "void":
                 out.append(e.card)
         return out
@@ -101,7 +101,7 @@ class View:
         for e in self.exchange_events:
             if e.card is None:
                 continue
-            taker = e.up if e.kind == "demand" or e.kind == "return" else e.down
+            taker = e.up if e.kind in ("demand", "return") else e.down
             if taker == self.seat:
                 out.append(e.card)
         return out
@@ -172,7 +172,7 @@ def view_of(state: MatchState, seat: int) -> View:
         kitty_taken=state.kitty_taken,
         discards=visible_discards(state, seat),
         discard_count=len(state.discards),
-        trick=tuple(zip(state.trick_seats, state.trick)),
+        trick=tuple(zip(state.trick_seats, state.trick, strict=True)),
         leader=state.leader, tricks=tuple(state.tricks), tricks_won=(won[0], won[1], won[2]),
         exchange_events=tuple([e.seen_by(seat) for e in state.events]),
         exchange=exchange_status(state, seat),
