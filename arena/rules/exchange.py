@@ -24,6 +24,7 @@ state (:mod:`arena.rules.state`) records that and runs the hand's next step itse
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .actions import DEMAND_BASE, GIVE_BASE, STOP, Decision, demand_action, give_action
 from .cards import cards_of, highest_in_suit
@@ -31,9 +32,9 @@ from .config import RulesConfig
 from .errors import RulesError
 
 
-@dataclass(frozen=True, slots=True)
-class ExchangeEvent:
-    """One step of a card exchange, in the order it happened.
+class ExchangeEvent(NamedTuple):
+    """One step of a card exchange, in the order it happened (immutable and hashable: a named
+    tuple, cheap to build).
 
     Attributes:
         kind: ``"demand"`` (down -> up: his highest ``suit``), ``"void"`` (down declared a void
@@ -104,8 +105,7 @@ class ExchangeProgress:
             self.return_from, self.given, self.decision, self.to_act)
 
 
-@dataclass(frozen=True, slots=True)
-class ExchangeStep:
+class ExchangeStep(NamedTuple):
     """What one exchange action did: the ``events`` it produced, in order, and whether the
     exchange goes on (``done`` False: ``progress.decision`` / ``progress.to_act`` name the next
     decision) or is over for this hand."""

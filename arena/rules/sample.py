@@ -27,7 +27,7 @@ from .contracts import contracts_mask
 from .errors import RulesError
 from .exchange import ExchangeProgress, payment_multiplier
 from .history import hand_steps
-from .state import MatchState
+from .state import MatchState, cache_rules
 from .tricks import F1, F2, F3, FOLLOW_CODES
 from .view import View
 
@@ -207,6 +207,7 @@ def sample_state(view: View, rng: random.Random) -> MatchState:
     st._seed = rng.getrandbits(64)
     st._deal_source = None
     st._trump_follow = FOLLOW_CODES[cfg.follow]
+    cache_rules(st, cfg)
     st._next_seat = (1, 2, 0) if cfg.direction == "clockwise" else (2, 0, 1)
     st._all_contracts = contracts_mask(cfg)
     st.hand_number, st.dealer, st.roles = view.hand_number, view.dealer, view.roles

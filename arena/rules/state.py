@@ -107,6 +107,11 @@ class MatchState:
     _deal_source: DealSource
     _all_contracts: int
     _trump_follow: int
+    #: ``cfg`` values read on the hot path, kept as plain ints (they are properties there)
+    _tricks_per_hand: int
+    _kitty_size: int
+    _declarer_role: int
+    _role_limits: tuple[int, int, int]
     _next_seat: tuple[int, int, int]
     _pending_steps: list[str]
     _legal_cache: list[int] | None
@@ -175,6 +180,7 @@ class MatchState:
             deals = {hand_number: deal}
         self._deal_source = deals
         self._trump_follow = FOLLOW_CODES[cfg.follow]
+        cache_rules(self, cfg)
         self._next_seat = (1, 2, 0) if cfg.direction == "clockwise" else (2, 0, 1)
         self.scores = list(scores)
         self.hand_points = []
@@ -364,7 +370,17 @@ class MatchState:
             else:
                 self._end_trick()
             return
-        if action not in self.legal_actions():
+        if d is None:
+            raise RulesError("no decision is pending")
+        self._apply_decision(d, action)
+
+    def _apply_decision(self, d: Decision, action: int) -> None:
+        """Check and apply a decision other than a card play."""
+        if d is Decision.DISCARD:  # any card in hand: a bit test, not a list scan
+            legal = 0 <= action < 52 and self.hands[self.declarer] >> action & 1
+        else:
+            legal = action in self.legal_actions()
+        if not legal:
             raise self._illegal(action, "not among the legal actions")
         self._legal_cache = None
         self._legal_mask = -1
@@ -409,14 +425,14 @@ class MatchState:
         deal = self._deal_for(self.hand_number)
         self.deals.append(deal)
         self.hands = [mask_of(deal.hands[self.roles[s]]) for s in range(3)]
-        self.first6 = mask_of(deal.hands[cfg.declarer_role][:6])
+        self.first6 = mask_of(deal.hands[self._declarer_role][:6])
         self.kitty = deal.kitty
         self.kitty_taken = False
         self.discards = []
-        self.declarer = self.seat_of_role[cfg.declarer_role]
+        self.declarer = self.seat_of_role[self._declarer_role]
         r0, r1, r2 = self.roles
         self.targets = (cfg.targets[r0], cfg.targets[r1], cfg.targets[r2])
-        lim = cfg.limits
+        lim = self._role_limits
         self.limits = (lim[r0], lim[r1], lim[r2])
         self.contract = None
         self.trump = -1
@@ -456,14 +472,14 @@ class MatchState:
                     self.decision, self.current_seat = progress.decision, progress.to_act
                     return
             elif step == "kitty":
-                if self.cfg.kitty_size:
+                if self._kitty_size:
                     self.hands[self.declarer] |= mask_of(self.kitty)
                     self.kitty_taken = True
             elif step == "contract":
                 self.decision, self.current_seat = Decision.CONTRACT, self.declarer
                 return
             elif step == "discard":
-                if self.cfg.kitty_size:
+                if self._kitty_size:
                     self.decision, self.current_seat = Decision.DISCARD, self.declarer
                     return
             else:
@@ -484,7 +500,7 @@ class MatchState:
     def _discard(self, card: int) -> None:
         self.hands[self.declarer] &= ~(1 << card)
         self.discards.append(card)
-        if len(self.discards) == self.cfg.kitty_size:
+        if len(self.discards) == self._kitty_size:
             self._next_step()
 
     def _end_trick(self) -> None:
@@ -496,7 +512,7 @@ class MatchState:
         self.trick = []
         self.trick_seats = []
         self.leader = self.current_seat = winner
-        if len(self.tricks) == self.cfg.tricks_per_hand:
+        if len(self.tricks) == self._tricks_per_hand:
             self._finish_hand()
 
     # ----- scoring and match end ------------------------------------------------------------
@@ -537,6 +553,14 @@ class MatchState:
     def __repr__(self) -> str:
         return (f"MatchState(preset={self.cfg.preset!r}, hand={self.hand_number}, "
                 f"phase={self.phase}, seat={self.current_seat}, scores={self.scores})")
+
+
+def cache_rules(state: MatchState, cfg: RulesConfig) -> None:
+    """Keep the ``cfg`` values the hot path reads (see the ``_tricks_per_hand`` field)."""
+    state._tricks_per_hand = cfg.tricks_per_hand
+    state._kitty_size = cfg.kitty_size
+    state._declarer_role = cfg.declarer_role
+    state._role_limits = cfg.limits
 
 
 #: the fields :meth:`MatchState.copy` carries over

@@ -227,7 +227,7 @@ def test_arena_ending_the_session_while_decide_runs_is_a_normal_end(procs: BotPr
             state = MatchState.new(make_config("sergeant-major"), seed=1)
             await bot.start_match(MatchInfo("m", state.cfg, 0, ("a", "b", "c"), 5000))
             task = asyncio.create_task(bot.decide(DecisionRequest(
-                1, "m", None, 5000, state=state, seat=state.current_seat)))
+                1, "m", view_of(state, state.current_seat), 5000)))
             await asyncio.sleep(0.5)                    # the bot sleeps 2 s in decide
             await server.stop()
             with pytest.raises(BotFault):
