@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from .actions import DEMAND_BASE, GIVE_BASE, STOP, Decision, demand_action, give_action
+from .actions import DEMAND_BASE, GIVE_BASE, STOP, Decision
 from .cards import cards_of, highest_in_suit
 from .config import RulesConfig
 from .errors import RulesError
@@ -175,8 +175,8 @@ def _next_up(x: ExchangeProgress) -> bool:
 def legal(x: ExchangeProgress, hands: list[int]) -> list[int]:
     """Legal action codes of the pending exchange decision, sorted."""
     d = x.decision
-    if d is Decision.EXCHANGE_DEMAND:
-        demands = [demand_action(dn, s) for dn in range(3) if x.down_left[dn] > 0
+    if d is Decision.EXCHANGE_DEMAND:  # codes as demand_action(down, suit), inline
+        demands = [DEMAND_BASE + 4 * dn + s for dn in range(3) if x.down_left[dn] > 0
                    for s in range(4) if not x.voids[dn] >> s & 1]
         return [*demands, STOP] if x.optional else demands
     if d is Decision.EXCHANGE_RETURN:
@@ -184,7 +184,7 @@ def legal(x: ExchangeProgress, hands: list[int]) -> list[int]:
     if x.mechanism == "demand-suit":
         return cards_of(hands[x.up])
     avail = cards_of(hands[x.up] & ~x.batch_mask)
-    gives = [give_action(dn, c) for dn in range(3) if x.down_left[dn] > 0 for c in avail]
+    gives = [GIVE_BASE + 52 * dn + c for dn in range(3) if x.down_left[dn] > 0 for c in avail]
     return ([STOP] if x.optional else []) + gives
 
 
