@@ -19,7 +19,7 @@ code range      text                    meaning
 ==============  ======================  ===========================================================
 
 Seats in action codes are match seats (0..2, the position in the match's seating), the same
-numbers ``view(seat)`` uses, not hand roles.
+numbers ``view_of(state, seat)`` uses, not hand roles.
 """
 
 from __future__ import annotations
