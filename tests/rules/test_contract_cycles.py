@@ -23,7 +23,8 @@ def play_recording_contracts(cfg, seed: int, play_seed: int):
         if s.decision is Decision.CONTRACT:
             legal = [action_str(a) for a in s.legal_actions()]
             used = view_of(s, s.declarer).contracts_used[s.declarer]
-            assert view_of(s, (s.declarer + 1) % 3).contracts_used == view_of(s, s.declarer).contracts_used
+            other = view_of(s, (s.declarer + 1) % 3)
+            assert other.contracts_used == view_of(s, s.declarer).contracts_used
             a = rng.choice(s.legal_actions())
             log[s.declarer].append((action_str(a), legal, used))
         else:

@@ -133,7 +133,8 @@ def test_w7_void_is_declared_and_not_used_up():
     # what the third player (seat 0) saw: demands with suits, no cards
     seen = [(e.kind, e.suit, e.card) for e in view_of(s, 0).exchange_events]
     assert seen == [("void", 0, None), ("demand", 2, None), ("give", None, None)]
-    mine = [(e.kind, action_str(e.card)) for e in view_of(s, 2).exchange_events if e.card is not None]
+    mine = [(e.kind, action_str(e.card)) for e in view_of(s, 2).exchange_events
+            if e.card is not None]
     assert mine == [("demand", "9D"), ("give", "6S")]
 
 
