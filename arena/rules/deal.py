@@ -12,7 +12,7 @@ import hashlib
 import struct
 from dataclasses import dataclass
 
-from .cards import NUM_CARDS, format_cards, parse_card
+from .cards import NUM_CARDS, format_cards, parse_card, parse_cards
 from .config import RulesConfig
 from .errors import DealError, SeedError
 
@@ -61,7 +61,6 @@ class Deal:
         Raises:
             CardParseError: when a token is not a card.
         """
-        from .cards import parse_cards
         return cls((tuple(parse_cards(s0)), tuple(parse_cards(s1)), tuple(parse_cards(s2))),
                    tuple(parse_cards(kitty)))
 
