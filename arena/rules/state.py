@@ -34,6 +34,8 @@ from .history import HandSummary, TrickRecord, hand_steps
 from .tricks import F1, F3, FOLLOW_CODES, legal_play_mask, trick_winner
 
 _PLAY = Decision.PLAY
+#: bit of each card
+_BIT = tuple(1 << c for c in range(52))
 
 DealSource = Mapping[int, Deal] | Callable[[int], Deal | None] | None
 
@@ -112,6 +114,8 @@ class MatchState:
     _kitty_size: int
     _declarer_role: int
     _role_limits: tuple[int, int, int]
+    #: a hand's steps (``history.hand_steps``), last first
+    _steps_reversed: tuple[str, ...]
     _next_seat: tuple[int, int, int]
     _pending_steps: list[str]
     _legal_cache: list[int] | None
@@ -424,13 +428,16 @@ class MatchState:
         self.roles = (roles[0], roles[1], roles[2])
         deal = self._deal_for(self.hand_number)
         self.deals.append(deal)
-        self.hands = [mask_of(deal.hands[self.roles[s]]) for s in range(3)]
-        self.first6 = mask_of(deal.hands[self._declarer_role][:6])
+        by_role = deal.hands  # distinct cards (Deal.check): their bits add up to the mask
+        r0, r1, r2 = self.roles
+        self.hands = [sum(map(_BIT.__getitem__, by_role[r0])),
+                      sum(map(_BIT.__getitem__, by_role[r1])),
+                      sum(map(_BIT.__getitem__, by_role[r2]))]
+        self.first6 = mask_of(by_role[self._declarer_role][:6])
         self.kitty = deal.kitty
         self.kitty_taken = False
         self.discards = []
         self.declarer = self.seat_of_role[self._declarer_role]
-        r0, r1, r2 = self.roles
         self.targets = (cfg.targets[r0], cfg.targets[r1], cfg.targets[r2])
         lim = self._role_limits
         self.limits = (lim[r0], lim[r1], lim[r2])
@@ -447,7 +454,7 @@ class MatchState:
         self.decision = self.current_seat = None
         self._legal_cache = None
         self._legal_mask = -1
-        self._pending_steps = hand_steps(cfg)[::-1]  # popped from the end
+        self._pending_steps = list(self._steps_reversed)  # popped from the end
         self._next_step()
 
     def _deal_for(self, n: int) -> Deal:
@@ -561,6 +568,7 @@ def cache_rules(state: MatchState, cfg: RulesConfig) -> None:
     state._kitty_size = cfg.kitty_size
     state._declarer_role = cfg.declarer_role
     state._role_limits = cfg.limits
+    state._steps_reversed = tuple(reversed(hand_steps(cfg)))
 
 
 #: the fields :meth:`MatchState.copy` carries over
