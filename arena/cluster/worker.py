@@ -23,12 +23,16 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO, TYPE_CHECKING
 
 from ..errors import UserError
 from ..tournament import processes as processes_module
 from ..tournament.config import TournamentConfig
 from ..tournament.executor import PlayedMatch
 from ..tournament.schedule import ScheduledMatch
+
+if TYPE_CHECKING:
+    from ..tournament.runner import LocalExecutor
 
 #: crash limit given to a worker's own pool: the driver disqualifies, from global counts
 _NO_LOCAL_LIMIT = 10**9
@@ -67,11 +71,11 @@ class WorkerReply:
     node: str = ""
 
 
-class _ReportedGroups(set):
+class _ReportedGroups(set[int]):
     """``processes.LIVE_GROUPS`` in a worker: each add/discard is also written to the
     reaper."""
 
-    def __init__(self, pipe) -> None:
+    def __init__(self, pipe: IO[bytes]) -> None:
         super().__init__()
         self.pipe = pipe
 
@@ -82,11 +86,11 @@ class _ReportedGroups(set):
         except (OSError, ValueError):
             pass
 
-    def add(self, pgid: int) -> None:  # type: ignore[override]
+    def add(self, pgid: int) -> None:
         self._send(f"+{pgid}")
         super().add(pgid)
 
-    def discard(self, pgid: int) -> None:  # type: ignore[override]
+    def discard(self, pgid: object) -> None:
         super().discard(pgid)
         self._send(f"-{pgid}")
 
@@ -107,10 +111,10 @@ class MatchWorker:
         self.events: list[str] = []
         self.offsets: dict[str, int] = {}
         self.log_dir: Path | None = None
-        self.reaper: subprocess.Popen | None = None
-        self.local = None
+        self.reaper: subprocess.Popen[bytes] | None = None
+        self.local: LocalExecutor | None = None
 
-    async def _start(self) -> None:
+    async def _start(self) -> LocalExecutor:
         from ..tournament.runner import LocalExecutor
         if self.base_dir is not None:
             if not os.path.isdir(self.base_dir):
@@ -119,30 +123,37 @@ class MatchWorker:
                     "exist there; use a shared filesystem or [cluster] working_dir")
             os.chdir(self.base_dir)
         self.log_dir = Path(tempfile.mkdtemp(prefix="arena-worker-logs-"))
-        self.reaper = subprocess.Popen([sys.executable, "-c", REAPER], stdin=subprocess.PIPE,
-                                       stdout=subprocess.DEVNULL, start_new_session=True)
-        processes_module.LIVE_GROUPS = _ReportedGroups(self.reaper.stdin)
-        self.local = LocalExecutor(self.cfg, self.log_dir, self.events.append, slots=1,
-                                   bind="127.0.0.1:0")
-        await self.local.start()
+        self.reaper = reaper = subprocess.Popen(
+            [sys.executable, "-c", REAPER], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+            start_new_session=True)
+        if reaper.stdin is None:            # cannot happen: stdin=PIPE
+            raise RuntimeError("the reaper has no stdin pipe")
+        processes_module.LIVE_GROUPS = _ReportedGroups(reaper.stdin)
+        self.local = local = LocalExecutor(self.cfg, self.log_dir, self.events.append, slots=1,
+                                           bind="127.0.0.1:0")
+        await local.start()
+        return local
 
     async def play(self, m: ScheduledMatch, disqualified: dict[str, str]) -> WorkerReply:
         """Play ``m``; bots in ``disqualified`` (name -> reason) forfeit as with ``local``."""
-        if self.local is None:
-            await self._start()
-        bots = self.local.pool.bots
+        local = self.local if self.local is not None else await self._start()
+        if local.pool is None:              # cannot happen: LocalExecutor.start() made it
+            raise RuntimeError("the worker's bot pool is not running")
+        bots = local.pool.bots
         for name, reason in disqualified.items():
             if name in bots and not bots[name].disqualified:
                 bots[name].disqualified = reason
         before = {n: st.crashes for n, st in bots.items()}
-        played = await self.local.play(m)
+        played = await local.play(m)
         crashes = {n: st.crashes - before[n] for n, st in bots.items() if st.crashes > before[n]}
         events, self.events[:] = list(self.events), []
         return WorkerReply(played, self._new_logs(), events, crashes, str(self.log_dir),
                            socket.gethostname())
 
     def _new_logs(self) -> dict[str, bytes]:
-        logs = {}
+        logs: dict[str, bytes] = {}
+        if self.log_dir is None:
+            return logs
         for path in sorted(self.log_dir.glob("*.log")):
             start = self.offsets.get(path.name, 0)
             with open(path, "rb") as f:
@@ -166,7 +177,8 @@ class MatchWorker:
                 logs = self._new_logs()
         finally:
             if self.reaper is not None:
-                self.reaper.stdin.close()   # EOF: the reaper kills what is left, then exits
+                if self.reaper.stdin is not None:
+                    self.reaper.stdin.close()   # EOF: the reaper kills what is left, then exits
                 self.reaper.wait()
             if self.log_dir is not None:
                 shutil.rmtree(self.log_dir, ignore_errors=True)
