@@ -46,11 +46,11 @@ without it a bind address other than loopback logs a warning (the token travels 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import hmac
 import logging
 from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import grpc
 from google.protobuf.message import DecodeError
@@ -69,8 +69,6 @@ log = logging.getLogger("arena.protocol")
 
 SERVICE_NAME = "threefiveeight.v1.ArenaService"
 _MAX_NAME = 100
-#: how long a closed stream waits for the bot to end its side (s)
-CLOSE_LINGER_S = 5.0
 #: a token's peer check: None when the peer is the expected process, else why not
 PeerCheck = Callable[[str], "str | None"]
 
@@ -140,6 +138,8 @@ class ArenaServer:
         self.bots: dict[str, RemoteBot] = {}
         self._expected: dict[bytes, tuple[str, str]] = {}   # sha256(token) -> (token, name)
         self._peer_checks: dict[bytes, PeerCheck] = {}
+        #: the tasks serving registered streams (each ends once its status is sent)
+        self._streams: set[asyncio.Task[Any]] = set()
         self._waiters: dict[str, list[asyncio.Future[RemoteBot]]] = {}
         self._unregistered = 0
         self._server: grpc.aio.Server | None = None
@@ -201,8 +201,10 @@ class ArenaServer:
         return None if self.unix_socket is None else f"unix:{self.unix_socket}"
 
     async def stop(self, grace_s: float = 1.0, reason: str = "the arena is shutting down") -> None:
-        """Send ``Goodbye`` to every connected bot, close their streams and stop the server
-        (streams still open after ``grace_s`` seconds are cancelled). Idempotent."""
+        """Send ``Goodbye`` to every connected bot, close their streams and stop the server.
+        Waits up to ``grace_s`` seconds for the streams to send their Goodbye and status, then
+        gives streams still open another ``grace_s`` before cancelling them (so at most
+        ``2 * grace_s`` in all). Idempotent."""
         for bot in list(self.bots.values()):
             bot.close(reason)
         for waiters in self._waiters.values():
@@ -211,6 +213,9 @@ class ArenaServer:
                     fut.cancel()
         self._waiters.clear()
         self._peer_checks.clear()
+        if self._streams:  # let each stream send its Goodbye and status before the transport
+            # goes: a bot still writing when the connection closes loses both to a broken pipe
+            await asyncio.wait(set(self._streams), timeout=grace_s)
         if self._server is not None:
             await self._health.enter_graceful_shutdown()
             await self._server.stop(grace_s)
@@ -372,6 +377,10 @@ class ArenaServer:
             context.set_details(response.register.detail)
             return
         context.add_done_callback(lambda _ctx: self._gone(bot, "the stream ended"))
+        stream = asyncio.current_task()
+        if stream is not None:
+            self._streams.add(stream)
+            stream.add_done_callback(self._streams.discard)
         reader = asyncio.create_task(self._read(bot, context))
         bot.writer = context.write
         try:
@@ -385,12 +394,6 @@ class ArenaServer:
                     break
                 async with bot.write_lock:
                     await context.write(item)
-            # keep the stream (and the transport) open until the bot has read the Goodbye
-            # and ended its side: a bot still writing when the server goes away would lose
-            # the Goodbye to a broken pipe. A bot that never ends its side is cut off after
-            # CLOSE_LINGER_S (and by the grace of stop()).
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(reader), CLOSE_LINGER_S)
         finally:
             reader.cancel()
             self._gone(bot, "the stream ended")

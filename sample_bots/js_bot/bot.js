@@ -101,7 +101,6 @@ function main() {
   const call = client.Play();
   let exitCode = 0;
   let stopping = false;
-  let saidGoodbye = false;
 
   const stop = (signal) => {
     log(`received ${signal}: leaving`);
@@ -148,8 +147,6 @@ function main() {
         break;
       case 'goodbye':
         log(`arena says goodbye: ${msg.goodbye.reason}`);
-        saidGoodbye = true;
-        call.end(); // end our side: the arena closes the stream once it sees this
         break;
       default:
         break; // a kind from a newer protocol: ignore
@@ -161,7 +158,7 @@ function main() {
   });
   call.on('error', (err) => {
     // after a rejected registration the stream ends with a matching status: exit 3 as said
-    if (stopping || saidGoodbye || exitCode === 3 || err.code === grpc.status.CANCELLED) process.exit(exitCode);
+    if (stopping || exitCode === 3 || err.code === grpc.status.CANCELLED) process.exit(exitCode);
     log(`connection to the arena lost: ${err.message}`);
     process.exit(1);
   });

@@ -62,8 +62,10 @@ def test_failing_match_task_cancels_the_others_which_resume_replays(tmp_path, mo
     rows, pending = stored(tmp_path)
     assert pending == [] and len({r.match_id for r in rows}) == 6
     for r in rows:
+        # a replayed match is a normal one: nobody forfeited (a shared first place is still
+        # possible: in a one-hand blato match all three can make their targets exactly);
+        # verify_record checks the placings against the scores
         assert r.status == "normal" and not any(r.forfeited)
-        assert sorted(r.placings) != [1, 1, 1]
         verify_record(read_record(tmp_path / r.record))
     assert wait_no_processes(tag) == []
 
