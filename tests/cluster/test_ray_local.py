@@ -1,5 +1,6 @@
 """The Ray backend on a single-machine Ray instance (``ray.init(num_cpus=2)``, shared by this
-module's tests): the same results and records as ``local``; bot crashes stay bot faults; bots die with their worker."""
+module's tests): the same results and records as ``local``; bot crashes stay bot faults; bots
+die with their worker."""
 
 from __future__ import annotations
 
@@ -106,7 +107,7 @@ def test_bots_die_with_their_worker(tmp_path, ray_2cpus):
     wrap = ["sh", "-c", '"$0" "$@"; sleep 3600', "{python}"]
     text = config_text(None, tag=tag, bots=2, time_ms=60_000)
     text = text.replace('command = ["{python}", ', f"command = {json.dumps(wrap)[:-1]}, ")
-    text += bot_block("bad", wrap + [str(RAWBOT), "--mode", "hang"], tag)
+    text += bot_block("bad", [*wrap, str(RAWBOT), "--mode", "hang"], tag)
     cfg = parse_config(text, "t.toml")
     worker = ray.remote(MatchWorker).options(num_cpus=0.75).remote(cfg, os.getcwd())
     match = make_schedule([b.name for b in cfg.bots], 1, cfg.tournament.seed)[0]

@@ -21,6 +21,7 @@ import grpc
 
 from arena.protocol._gen.threefiveeight.v1 import arena_pb2 as pb
 from arena.protocol.server import ArenaServer
+import contextlib
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 JS_BOT = REPO_ROOT / "sample_bots" / "js_bot"
@@ -46,14 +47,10 @@ class BotProcesses:
             [str(REPO_ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
         env.pop("ARENA_ADDRESS", None)
         env.pop("ARENA_TOKEN", None)
-        out = open(self.tmp / f"{label}.out", "wb")
-        err = open(self.tmp / f"{label}.err", "wb")
-        try:
+        with open(self.tmp / f"{label}.out", "wb") as out, \
+                open(self.tmp / f"{label}.err", "wb") as err:
             proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=out, stderr=err,
                                     stdin=subprocess.DEVNULL, start_new_session=True)
-        finally:
-            out.close()
-            err.close()
         proc.label = label  # type: ignore[attr-defined]
         self.procs.append(proc)
         return proc
@@ -82,10 +79,8 @@ class BotProcesses:
     def kill_all(self) -> None:
         for proc in self.procs:
             if proc.poll() is None:
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.killpg(proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
             proc.wait()
 
 

@@ -115,7 +115,7 @@ def test_grandchild_is_gone_when_the_slot_ends(tmp_path, capfd) -> None:
     mark = f"{4000 + uuid.uuid4().int % 1000}.{uuid.uuid4().int % 10**6}"
     text = attack_config(tmp_path, "grandchild.py", "bwrap",
                          env={"GRANDCHILD_MARK": mark})
-    outcome, err, log, results = play(tmp_path, text, capfd)
+    outcome, _, log, results = play(tmp_path, text, capfd)
     assert outcome.played_now == 6
     assert "\nATTACK SUCCEEDED: grandchild started" in log      # it ran, inside the sandbox
     assert not any(attacker_forfeits(results))
@@ -158,7 +158,7 @@ def test_attack_succeeds_without_the_sandbox(tmp_path, capfd, monkeypatch, scrip
                                              shows) -> None:
     monkeypatch.setenv("ARENA_TEST_SECRET", "arena-secret")
     text = attack_config(tmp_path, script, "none", port=free_port(), env=env)
-    outcome, err, log, results = play(tmp_path, text, capfd)
+    outcome, err, log, _ = play(tmp_path, text, capfd)
     assert "sandbox: none" in err
     assert outcome.played_now == 6
     assert succeeded(log) and shows in log, log[-2000:]
@@ -172,7 +172,7 @@ def test_grandchild_is_ended_without_the_sandbox_too(tmp_path, capfd) -> None:
     mark = f"{6000 + uuid.uuid4().int % 1000}.{uuid.uuid4().int % 10**6}"
     text = attack_config(tmp_path, "grandchild.py", "none", env={"GRANDCHILD_MARK": mark})
     try:
-        outcome, err, log, results = play(tmp_path, text, capfd)
+        outcome, *_ = play(tmp_path, text, capfd)
         assert outcome.played_now == 6
         assert wait_until(lambda: not processes_with_arg(mark), 10), processes_with_arg(mark)
     finally:

@@ -286,8 +286,10 @@ CASES = [
 #: options whose end-to-end test (real bot processes over gRPC) lives with their feature:
 #: option -> (test module under tests/, test function)
 ELSEWHERE: dict[str, tuple[str, str]] = {
-    "server.tls_cert": ("protocol/test_tls.py", "test_tournament_over_tls_hands_started_bots_the_ca"),
-    "server.tls_key": ("protocol/test_tls.py", "test_tournament_over_tls_hands_started_bots_the_ca"),
+    "server.tls_cert": ("protocol/test_tls.py",
+                        "test_tournament_over_tls_hands_started_bots_the_ca"),
+    "server.tls_key": ("protocol/test_tls.py",
+                       "test_tournament_over_tls_hands_started_bots_the_ca"),
     "server.tls_ca": ("protocol/test_tls.py", "test_tournament_over_tls_hands_started_bots_the_ca"),
     "server.client_ca": ("protocol/test_tls.py",
                          "test_mutual_tls_requires_a_client_certificate_from_the_client_ca"),
