@@ -51,7 +51,7 @@ class BotProcesses:
                 open(self.tmp / f"{label}.err", "wb") as err:
             proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=out, stderr=err,
                                     stdin=subprocess.DEVNULL, start_new_session=True)
-        proc.label = label  # type: ignore[attr-defined]
+        proc.label = label  # type: ignore[attr-defined]  # a tag for failure messages
         self.procs.append(proc)
         return proc
 
@@ -68,7 +68,7 @@ class BotProcesses:
                            "--token", token, "--seed", "7", *extra], label)
 
     def output(self, proc: subprocess.Popen[bytes]) -> tuple[str, str]:
-        label = proc.label  # type: ignore[attr-defined]
+        label = proc.label  # type: ignore[attr-defined]  # set by spawn()
         return ((self.tmp / f"{label}.out").read_text(errors="replace"),
                 (self.tmp / f"{label}.err").read_text(errors="replace"))
 

@@ -137,9 +137,9 @@ def test_formats_without_bootstrap():
 
 def test_unknown_format_or_section_is_rejected(report):
     with pytest.raises(ValueError, match="unknown format 'xml'"):
-        format_report(report, "xml")  # type: ignore[arg-type]
+        format_report(report, "xml")  # type: ignore[arg-type]  # a bad format is the test
     with pytest.raises(ValueError, match="unknown section"):
-        format_report(report, "md", section="nope")  # type: ignore[arg-type]
+        format_report(report, "md", section="nope")  # type: ignore[arg-type]  # bad section
 
 
 def block_results(blocks: int) -> list[MatchResult]:
