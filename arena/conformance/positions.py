@@ -105,7 +105,7 @@ def find_positions(preset: str, seed: int = 1) -> tuple[list[Position], list[str
             break
         state = MatchState.new(cfg, seed=f"conformance/{preset}/{seed}/{deal}")
         while not state.finished and len(found) < len(wants):
-            view = view_of(state, state.current_seat)
+            view = view_of(state, state.seat_to_act())
             for name, pred in wants:
                 if name not in found and pred(view):
                     found[name] = Position(name, cfg, view)
@@ -122,6 +122,6 @@ def single_legal_action(seed: int = 1) -> Position:
     while not state.finished:
         legal = state.legal_actions()
         if len(legal) == 1 and state.decision is Decision.PLAY:
-            return Position("single legal action", cfg, view_of(state, state.current_seat))
+            return Position("single legal action", cfg, view_of(state, state.seat_to_act()))
         state.apply(rng.choice(legal))
     raise RuntimeError("no single-action position in a sergeant-major hand")  # never: 17 tricks

@@ -225,7 +225,7 @@ def _full_match_check(preset: str, seed: int) -> Check:
         state = MatchState.new(cfg, seed=f"conformance/full/{preset}/{seed}")
         ids = [await drv.start_match(cfg, seat, f"full-s{seat}") for seat in range(3)]
         while not state.finished:
-            seat = state.current_seat
+            seat = state.seat_to_act()
             code, ms = await drv.ask(view_of(state, seat), ids[seat])
             res.latencies_ms.append(ms)
             state.apply(code)

@@ -291,6 +291,14 @@ class MatchState:
             return suit_cards
         return legal_play_mask(hand, trick, self.trump, self.follow)
 
+    def seat_to_act(self) -> int:
+        """The seat (0..2) whose decision is pending: :attr:`current_seat`, typed as an int.
+
+        Raises:
+            RulesError: when the match is over (no decision is pending).
+        """
+        return self._seat()
+
     def _seat(self) -> int:
         """The current seat (only called while a decision is pending)."""
         seat = self.current_seat
