@@ -4,18 +4,25 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Coroutine
 from contextlib import ExitStack
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UserError
+from ..events import EventSink
 from ..safetext import printable
 from ..wording import plural
 from ..tournament.config import load_config, with_cluster
 from ..tournament.standings import format_standings
 from ._signals import Interrupted, run_resumable
 
+if TYPE_CHECKING:
+    from ..tournament.config import TournamentConfig
+    from ..tournament.runner import TournamentOutcome
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``arena run``."""
     p = sub.add_parser("run", help="run (or resume) a tournament from a TOML config",
                        description="Run a round-robin tournament of bot processes over gRPC. "
@@ -38,9 +45,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the tournament and print the standings (``--json``: one JSON line); the arena's log
-    is appended to ``OUT/arena.log``. Exit 0, 2 on a user mistake (bad config, a bot command that cannot
-    start), 3 when a bot never started (or a remote bot never connected), 128+N when stopped by
-    signal N."""
+    is appended to ``OUT/arena.log``. Exit 0, 2 on a user mistake (bad config, a bot command
+    that cannot start), 3 when a bot never started (or a remote bot never connected), 128+N
+    when stopped by signal N."""
     from . import _logging
     cfg = load_config(args.config)
     if cfg.gauntlet is not None:
@@ -62,18 +69,23 @@ def run(args: argparse.Namespace) -> int:
         return _run(args, cfg, out, web)
 
 
-def _run(args: argparse.Namespace, cfg, out: Path,
+def _run(args: argparse.Namespace, cfg: TournamentConfig, out: Path,
          web: tuple[str, int] | None) -> int:
+    from ..inflight import journaled
     from ..tournament.runner import run_tournament
+
+    def tournament(sink: EventSink | None = None) -> Coroutine[Any, Any, TournamentOutcome]:
+        # the matches in flight go to OUT/live/ too, for arena serve in another process
+        return journaled(out, lambda events: run_tournament(
+            cfg, out, progress=not args.quiet, events=events), also=sink)
     try:
         if web is None:
-            outcome = run_resumable(run_tournament(cfg, out, progress=not args.quiet),
-                                    args.config, out)
+            outcome = run_resumable(tournament(), args.config, out)
         else:
             from ..web.live import run_with_page
-            outcome = run_resumable(run_with_page(out, *web, lambda sink: run_tournament(
-                cfg, out, progress=not args.quiet, events=sink),
-                secrets=tuple(b.token for b in cfg.bots if b.token)), args.config, out)
+            outcome = run_resumable(run_with_page(
+                out, *web, tournament, secrets=tuple(b.token for b in cfg.bots if b.token)),
+                args.config, out)
     except Interrupted as exc:
         print(f"arena: stopped by {exc}; rerun the same command to resume", file=sys.stderr)
         return exc.code

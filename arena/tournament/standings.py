@@ -18,6 +18,7 @@ import io
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
+from typing import Any
 
 from tabulate import tabulate
 
@@ -79,8 +80,7 @@ class Standings:
 
 
 def _ratings(results: Sequence[ResultRow], seed: int) -> tuple[RatingReport | None, str | None]:
-    rated = [RatedMatch(r.seats, tuple(r.placings), r.block_id, tuple(r.forfeited))
-             for r in results]
+    rated = [RatedMatch(r.seats, r.placings, r.block_id, r.forfeited) for r in results]
     blocks = len({r.block_id for r in results})
     try:
         report = rate(rated, bootstrap=DEFAULT_BOOTSTRAP if blocks >= 2 else 0, seed=seed)
@@ -106,21 +106,22 @@ def compute_standings(results: Sequence[ResultRow], bots: Sequence[str],
     absent = absent or {}
     rated = [r for r in results if not absent.keys() & set(r.seats)]
     report, note = _ratings(rated, seed) if rated else (
-        None, "note: no matches played yet" if not results else "note: no ratings: every match had a "
-        "bot that never started")
+        None, "note: no matches played yet" if not results else
+        "note: no ratings: every match had a bot that never started")
 
-    def zero() -> dict:
+    def zero() -> dict[str, Any]:
         return {"m": 0, "place": 0, "first": 0, "score": 0, "faults": 0, "forfeits": 0,
                 "ms": 0.0, "dec": 0, "blocks": set(), "cpu": 0.0, "cpu_dec": 0, "peak": None}
     acc = {b: zero() for b in bots}
     for r in results:
         for i, name in enumerate(r.seats):
             a = acc.setdefault(name, zero())
-            if r.cpu_s[i] is not None:
-                a["cpu"] += r.cpu_s[i]
+            cpu, peak = r.cpu_s[i], r.peak_mib[i]
+            if cpu is not None:
+                a["cpu"] += cpu
                 a["cpu_dec"] += r.decisions[i]
-            if r.peak_mib[i] is not None:
-                a["peak"] = max(a["peak"] or 0.0, r.peak_mib[i])
+            if peak is not None:
+                a["peak"] = max(a["peak"] or 0.0, peak)
             a["m"] += 1
             a["place"] += r.placings[i]
             a["first"] += r.placings[i] == 1
@@ -177,11 +178,14 @@ def table_rows(st: Standings) -> list[list[object]]:
 ALIGN = ["right", "left"] + ["right"] * (len(TABLE_KEYS) - 2)
 
 
-def standings_legend() -> list[str]:
-    """What the columns of the text and Markdown tables mean, one line each."""
+def standings_legend(st: Standings | None = None) -> list[str]:
+    """What the columns of the text and Markdown tables mean, one line each; with ``st``,
+    also what a status in the rating column means when one of its rows has one (a bot that
+    never started or did not connect)."""
     rating, ci = COLUMNS["rating"], COLUMNS["ci_low"]
-    return [f"{HEADERS[2]}: {rating.meaning}; {ci.header}: {ci.meaning}"] + \
-        legend(TABLE_KEYS[3:])
+    status = legend(["status"]) if st is not None and any(r.status for r in st.rows) else []
+    return [f"{HEADERS[2]}: {rating.meaning}; {ci.header}: {ci.meaning}", *status,
+            *legend(TABLE_KEYS[3:])]
 
 
 def format_standings(st: Standings, fmt: str = "text") -> str:
@@ -189,7 +193,7 @@ def format_standings(st: Standings, fmt: str = "text") -> str:
     them, json escapes them, md and text show them with :mod:`arena.safetext`."""
     if fmt == "json":
         return json.dumps({"standings": [asdict(r) for r in st.rows], "notes": st.notes,
-                           "legend": standings_legend()}, indent=2, ensure_ascii=False)
+                           "legend": standings_legend(st)}, indent=2, ensure_ascii=False)
     if fmt == "csv":
         buf = io.StringIO()
         w = csv.writer(buf)
@@ -207,9 +211,9 @@ def format_standings(st: Standings, fmt: str = "text") -> str:
                         colalign=ALIGN)
         notes = [markdown_cell(n) for n in st.notes]
         return "\n\n".join([text, *notes, "\n".join(
-            f"- {markdown_cell(line)}" for line in standings_legend())]) + "\n"
+            f"- {markdown_cell(line)}" for line in standings_legend(st))]) + "\n"
     for row in rows:
         row[1] = printable(str(row[1]))
     text = tabulate(rows, headers=HEADERS, tablefmt="simple", disable_numparse=True,
                     colalign=ALIGN)
-    return "\n\n".join([text, *st.notes, "\n".join(standings_legend())]) + "\n"
+    return "\n\n".join([text, *st.notes, "\n".join(standings_legend(st))]) + "\n"

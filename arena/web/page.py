@@ -98,7 +98,7 @@ def _fragments(snap: Snapshot, inflight: int) -> dict[str, str]:
         "progress": _TEMPLATES["progress"].render(s=snap, inflight=inflight,
                                                   eta=format_eta(snap.eta_s)),
         "standings": _TEMPLATES["standings"].render(
-            headers=HEADERS, rows=table_rows(st), notes=st.notes, legend=standings_legend()),
+            headers=HEADERS, rows=table_rows(st), notes=st.notes, legend=standings_legend(st)),
         "finished": _TEMPLATES["finished"].render(s=snap),
         "faults": _TEMPLATES["faults"].render(s=snap),
         # SVG strings escape every name themselves (arena.web.svg)
@@ -126,7 +126,7 @@ def render_page(state: LiveState, live: bool) -> str:
     snap = state.snapshot
     frags = fragments(snap, len(state.inflight)) if snap is not None else {}
     mode = ("live: updates while this arena runs" if live else
-            "read-only view of the tournament directory (polls for new results)")
+            "read-only view of the tournament directory (follows the arena writing it)")
     return _PAGE.render(name=snap.name if snap else state.out.name, frags=frags, mode=mode,
                         live=live, style=jinja2.utils.markupsafe.Markup(STYLE),
                         script=jinja2.utils.markupsafe.Markup(SCRIPT),

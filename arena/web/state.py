@@ -27,6 +27,7 @@ from ..ratings import MatchResult as RatedMatch
 from ..ratings import RatingsInputError, rate
 from ..safetext import printable
 from ..tournament.pool import safe_filename
+from ..tournament.proctable import never_started
 from ..tournament.standings import Standings, compute_standings
 from ..tournament.store import ResultRow, Store, StoreError
 
@@ -125,12 +126,13 @@ class LiveState:
             scheduled = store.scheduled_count()
             name = store.meta("name") or self.out.name
             bots = _bot_names(store.db)
+            absent = absence_notes(never_started(store.db))
             times = dict(store.db.execute("SELECT match_id, ended_at FROM results").fetchall())
         order = sorted(results, key=lambda r: times.get(r.match_id, ""))
         snap = Snapshot(
             name=name, bots=bots, done=len(results), scheduled=scheduled,
             eta_s=_eta([times[r.match_id] for r in order], scheduled - len(results)),
-            standings=compute_standings(results, bots),
+            standings=compute_standings(results, bots, absent=absent),
             history=self._rating_history(order, bots, scheduled),
             head_to_head=_head_to_head(results), finished=tuple(reversed(order))[:FINISHED_SHOWN],
             faults=_faults(results, bots), log_tails={b: self.log_tail(b) for b in bots},
@@ -181,6 +183,15 @@ class LiveState:
         for k in [k for k in self._history_cache if k % step and k != n]:
             del self._history_cache[k]   # an old "latest" point
         return tuple(points)
+
+
+def absence_notes(never: dict[str, str]) -> dict[str, str]:
+    """The status the terminal's standings show for each bot that never took part
+    (:func:`arena.tournament.proctable.never_started`: bot -> its last start failure):
+    ``"did not connect"`` for a remote bot (the pool's reason starts ``remote bot``), else
+    ``"never started"``."""
+    return {bot: "did not connect" if reason.startswith("remote bot ") else "never started"
+            for bot, reason in never.items()}
 
 
 def redact_tokens(text: str, secrets: tuple[str, ...] = ()) -> str:
