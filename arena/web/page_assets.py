@@ -103,6 +103,12 @@ SCRIPT = r"""
     }
     status(id);
   }
+  function noneInFlight() {
+    var box = document.getElementById("inflight");
+    if (!Object.keys(live).length && !box.querySelector("p.note")) {
+      box.appendChild(el("p", "note", "No match in flight."));
+    }
+  }
   function snapshot(data) {
     Object.keys(data.fragments).forEach(function (k) {
       var e = document.getElementById(k);
@@ -111,9 +117,7 @@ SCRIPT = r"""
     document.getElementById("inflight").textContent = "";
     live = {};
     data.inflight.forEach(panel);
-    if (!data.inflight.length) {
-      document.getElementById("inflight").appendChild(el("p", "note", "No match in flight."));
-    }
+    noneInFlight();
     if (data.name) {   // as text
       document.getElementById("name").textContent = data.name;
       document.title = "358 Arena: " + data.name;
@@ -135,6 +139,7 @@ SCRIPT = r"""
   es.addEventListener("finished", function (ev) {
     var m = live[parse(ev).id];
     if (m) { m.box.remove(); delete live[parse(ev).id]; }
+    noneInFlight();
   });
 })();
 """
