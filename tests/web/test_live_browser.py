@@ -22,11 +22,11 @@ NO_WEB = "the web extra is not installed (python3 -m pip install -e '.[web]')"
 pytest.importorskip("starlette", reason=NO_WEB)
 pytest.importorskip("uvicorn", reason=NO_WEB)
 
-from arena.tournament.store import open_existing
-from tests.records.browser import find_chromium, playwright_browser, playwright_missing
-from tests.tournament.helpers import new_tag, wait_no_processes
+from arena.tournament.store import open_existing  # noqa: E402 (after the importorskip)
+from tests.records.browser import find_chromium, playwright_browser, playwright_missing  # noqa: E402 (after the importorskip)
+from tests.tournament.helpers import new_tag, wait_no_processes  # noqa: E402 (after the importorskip)
 
-from .helpers import HOSTILE, read_url, web_config
+from .helpers import HOSTILE, read_url, web_config  # noqa: E402 (after the importorskip)
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e]
 
