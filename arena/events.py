@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from .rules import action_str
 
@@ -83,7 +83,7 @@ class StandingsChanged:
     scheduled: int
 
 
-Event = Union[MatchStarted, DecisionApplied, MatchFinished, StandingsChanged]
+Event = MatchStarted | DecisionApplied | MatchFinished | StandingsChanged
 #: what the runner calls with each event (``EventBus.publish`` or any callable)
 EventSink = Callable[[Event], None]
 
@@ -142,7 +142,7 @@ class Subscription:
 
     def __init__(self, bus: EventBus, maxsize: int) -> None:
         self._bus = bus
-        self._queue: asyncio.Queue[Event | _Resync] = asyncio.Queue(maxsize)
+        self._queue: asyncio.Queue[Event | _Resync | _Closed] = asyncio.Queue(maxsize)
         #: how many times this subscriber fell behind and was resynchronised
         self.overflows = 0
 
@@ -174,7 +174,7 @@ class Subscription:
 
     def take_ready(self, limit: int) -> list[Event | _Resync | _Closed]:
         """Up to ``limit`` items already queued (none waited for)."""
-        out = []
+        out: list[Event | _Resync | _Closed] = []
         while len(out) < limit and not self._queue.empty():
             out.append(self._queue.get_nowait())
         return out

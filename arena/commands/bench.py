@@ -1,4 +1,5 @@
-"""``arena bench engine|arena|memory|cluster``: print speed figures (benchmarks are never unit tests)."""
+"""``arena bench engine|arena|memory|cluster|web``: print speed figures (benchmarks are never
+unit tests)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from ._values import cli_int
 from ..rules import PRESETS
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``arena bench engine [--preset P] [--matches N]``, ``arena bench arena`` and
     ``arena bench memory``."""
     p = sub.add_parser("bench", help="benchmarks: engine speed, arena throughput over gRPC, "
@@ -41,10 +42,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     m.set_defaults(func=run_memory)
     c = bsub.add_parser("cluster", help="matches/s with the ray backend vs local, and a "
                         "projection for K nodes (needs arena358[ray])")
-    c.add_argument("--hand-cap", type=cli_int(), default=5, help="hands a match (default %(default)s)")
+    c.add_argument("--hand-cap", type=cli_int(), default=5,
+                   help="hands a match (default %(default)s)")
     c.add_argument("--deals", type=cli_int(), default=4,
                    help="deals per table; 3 bots play 6 matches a deal (default %(default)s)")
-    c.add_argument("--slots", type=cli_int(), default=2, help="matches in flight (default %(default)s)")
+    c.add_argument("--slots", type=cli_int(), default=2,
+                   help="matches in flight (default %(default)s)")
     c.add_argument("--rounds", type=cli_int(), default=1,
                    help="alternating local / ray runs; medians compared (default %(default)s)")
     c.add_argument("--cpus-per-bot", type=float, default=0.25,

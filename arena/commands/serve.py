@@ -9,7 +9,7 @@ from pathlib import Path
 from ._signals import Interrupted, run_guarded
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``arena serve``."""
     p = sub.add_parser("serve", help="serve the live web page of a tournament directory",
                        description="Serve the tournament page (standings, progress, finished "

@@ -22,8 +22,9 @@ import functools
 import json
 import socket
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -35,6 +36,9 @@ from ..events import (CLOSED, RESYNC, DecisionApplied, EventBus, MatchFinished, 
 from ..tournament.store import StoreError
 from .page import render_page, snapshot_json
 from .state import LiveState, SnapshotWorker
+
+if TYPE_CHECKING:
+    import uvicorn
 
 #: seconds between keep-alive comments on an idle event stream
 KEEPALIVE_S = 15.0
@@ -219,25 +223,26 @@ class WebServer:
 
     def __init__(self, app: Starlette, host: str, port: int) -> None:
         self.app, self.host, self.port = app, host, port
-        self._server = None
-        self._task: asyncio.Task | None = None
+        self._server: uvicorn.Server | None = None
+        self._task: asyncio.Task[None] | None = None
 
     async def start(self) -> int:
         """Bind and start serving; returns the bound port."""
         import uvicorn
 
         class _Server(uvicorn.Server):
-            def capture_signals(self):
-                return contextlib.nullcontext()
+            @contextlib.contextmanager
+            def capture_signals(self) -> Iterator[None]:
+                yield
 
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
         sock = socket.create_server((self.host, self.port), family=family, reuse_port=False)
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(self.app, log_level="warning", lifespan="off",
                                 access_log=False, timeout_graceful_shutdown=1)
-        self._server = _Server(config)
-        self._task = asyncio.create_task(self._server.serve(sockets=[sock]))
-        while not self._server.started:
+        server = self._server = _Server(config)
+        self._task = asyncio.create_task(server.serve(sockets=[sock]))
+        while not server.started:
             if self._task.done():
                 self._task.result()
                 raise OSError(f"the web server on {self.host}:{self.port} stopped at start")

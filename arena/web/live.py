@@ -10,6 +10,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
 
+from starlette.applications import Starlette
+
 from ..errors import UserError
 from ..events import EventBus, EventSink
 from ..inflight import JournalReader
@@ -29,7 +31,7 @@ def _announce(server: WebServer, what: str) -> None:
               file=sys.stderr, flush=True)
 
 
-async def _start(app, host: str, port: int) -> WebServer:
+async def _start(app: Starlette, host: str, port: int) -> WebServer:
     server = WebServer(app, host, port)
     try:
         await server.start()
