@@ -48,6 +48,7 @@ READ_LIMIT = 1 << 20
 VERSION = 1
 
 log = logging.getLogger("arena.inflight")
+_ENCODE = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True).encode
 T = TypeVar("T")
 
 
@@ -82,7 +83,7 @@ async def journaled(out: Path, run: Callable[[EventSink], Awaitable[T]],
 class _Writing:
     fd: int
     path: Path
-    lines: list[str] = field(default_factory=list)
+    held: list[DecisionApplied] = field(default_factory=list)
 
 
 class InflightJournal:
@@ -109,9 +110,7 @@ class InflightJournal:
             if isinstance(event, DecisionApplied):
                 w = self._open.get(event.match_id)
                 if w is not None:
-                    w.lines.append(json.dumps(
-                        [event.index, event.hand, event.seat, event.kind, event.action,
-                         event.fault, round(event.think_ms, 1)], separators=(",", ":")))
+                    w.held.append(event)      # encoded at the flush, in one batch
                     self._schedule()
             elif isinstance(event, MatchStarted):
                 self._start(event)
@@ -161,10 +160,11 @@ class InflightJournal:
         self._timer = None
         try:
             for w in self._open.values():
-                if w.lines:
-                    data = ("\n".join(w.lines) + "\n").encode()
-                    w.lines.clear()
-                    os.write(w.fd, data)
+                if w.held:
+                    data = "".join([_ENCODE([e.index, e.hand, e.seat, e.kind, e.action, e.fault,
+                                             round(e.think_ms, 1)]) + "\n" for e in w.held])
+                    w.held.clear()
+                    os.write(w.fd, data.encode())
         except OSError as exc:
             self._disable(exc)
 
