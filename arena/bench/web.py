@@ -166,9 +166,9 @@ def stream_cycles(directory: Path, n: int) -> list[str]:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-    return [f"event-stream cycles     : {n:,} connect / first snapshot / disconnect in "
+    return [f"{'event-stream cycles':<36}: {n:,} connect / first snapshot / disconnect in "
             f"{seconds:.0f} s ({n / seconds:.0f}/s) against arena serve on 127.0.0.1",
-            f"server RSS              : {start:.1f} MB at start, {warm:.1f} MB after "
+            f"{'arena serve RSS':<36}: {start:.1f} MB at start, {warm:.1f} MB after "
             f"{min(1000, n):,} cycles, {end:.1f} MB after {n:,} ({end - warm:+.1f} MB)"]
 
 
@@ -190,20 +190,20 @@ class WebFigures:
 
     def lines(self) -> list[str]:
         rounds = len(self.rates["plain"])
-        out = [f"tournament              : {self.deals * 6} full-length matches, 3 trivial "
-               f"bots, concurrency 2; {rounds} round{'s' if rounds != 1 else ''}, set-ups "
-               "alternating within each"]
+        out = [f"{'tournament':<36}: {self.deals * 6} full-length matches, 3 trivial bots, "
+               f"concurrency 2; {rounds} round{'s' if rounds != 1 else ''}, set-ups "
+               "alternating"]
         label = {"plain": "no events", "journal": "journal (arena run)",
-                 "page": f"page + {STREAMS} streams (--web)"}
+                 "page": f"page + {STREAMS} streams (arena run --web)"}
         for mode in MODES:
             runs = ", ".join(f"{x:,.0f}" for x in self.rates[mode])
-            out.append(f"{label[mode]:<24}: {self.median(mode):,.0f} decisions/s (median; "
+            out.append(f"{label[mode]:<36}: {self.median(mode):,.0f} decisions/s (median; "
                        f"{runs})")
         for mode in MODES[1:]:
-            out.append(f"cost of {label[mode]:<16}: {self.cost_pct(mode):+.1f}% (target: under "
-                       f"{TARGET_PCT:g}%)")
+            out.append(f"{'cost of the ' + label[mode].split(' (')[0]:<36}: "
+                       f"{self.cost_pct(mode):+.1f}% (target: under {TARGET_PCT:g}%)")
         loads = "; ".join(f"{a:.2f} {b:.2f} {c:.2f}" for a, b, c in self.load)
-        out.append(f"load average (1/5/15)   : {loads} (at each round's start; "
+        out.append(f"{'load average (1/5/15 min)':<36}: {loads} (at each round's start; "
                    f"{os.cpu_count()} CPUs)")
         return out + self.memory
 
