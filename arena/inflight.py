@@ -8,8 +8,10 @@ Layout, in the tournament directory ``OUT``:
   file-name safe), created when the match starts and **removed once its result row is
   stored** (or when the arena stops; a killed arena's files are removed by the next arena on
   the directory, and readers skip files whose writer process is gone).
-- Line 1, the header: ``{"v": 1, "match": ID, "seats": [3 names], "pid": P, "host": H,
-  "started": UNIX_S}``. Each further line is one applied decision, a JSON array
+- Line 1, the header: ``{"v": 1, "match": ID, "seats": [3 names], "pid": P, "ticks": T,
+  "host": H, "started": UNIX_S}`` (``T``: the writer's start time in clock ticks since boot,
+  ``/proc/PID/stat``, so a recycled pid is not taken for the writer). Each further line is
+  one applied decision, a JSON array
   ``[index, hand, seat, kind, action, fault or null, think_ms]`` (the fields of
   :class:`arena.events.DecisionApplied`; private cards are already ``"a card"``).
 
@@ -36,6 +38,7 @@ from typing import BinaryIO, TypeVar
 
 from .events import DecisionApplied, Event, EventSink, MatchFinished, MatchStarted
 from .tournament.pool import safe_filename
+from .tournament.reaper import start_ticks
 
 __all__ = ["FLUSH_S", "LIVE_DIR", "InflightJournal", "JournalReader", "journaled", "tee"]
 
@@ -101,7 +104,8 @@ class InflightJournal:
         self._swept = False
         self._timer: asyncio.TimerHandle | None = None
         self.disabled = False
-        self._header = {"v": VERSION, "pid": os.getpid(), "host": socket.gethostname()}
+        self._header = {"v": VERSION, "pid": os.getpid(), "ticks": start_ticks(os.getpid()),
+                        "host": socket.gethostname()}
 
     def __call__(self, event: Event) -> None:
         if self.disabled:
@@ -189,6 +193,7 @@ class _Reading:
     match_id: str
     seats: tuple[str, str, str]
     pid: int
+    ticks: int | None      #: the writer's start time (clock ticks since boot), if known
     local: bool            #: written on this host (its pid can be checked)
     file: BinaryIO         #: the open journal file
     rest: bytes = b""      #: a partial last line
@@ -218,7 +223,7 @@ class JournalReader:
         events: list[Event] = []
         for name in list(self._reading):
             r = self._reading[name]
-            if name not in names or (r.local and not _alive(r.pid)):
+            if name not in names or (r.local and not _alive(r.pid, r.ticks)):
                 self._forget(name)
                 events.append(MatchFinished(r.match_id, r.seats, (), (), ""))
         self._skipped &= names
@@ -243,6 +248,8 @@ class JournalReader:
                 return None
             match_id, seats = str(head["match"]), tuple(str(s) for s in head["seats"])
             pid, host = int(head["pid"]), str(head.get("host", ""))
+            ticks = head.get("ticks")
+            ticks = None if ticks is None else int(ticks)
             if head.get("v") != VERSION or len(seats) != 3:
                 raise ValueError("unknown journal version")
         except (ValueError, KeyError, TypeError):
@@ -250,12 +257,12 @@ class JournalReader:
             self._skipped.add(name)
             return None
         local = host == self._host
-        if local and not _alive(pid):
+        if local and not _alive(pid, ticks):
             f.close()
             self._skipped.add(name)
             return None
         three = (seats[0], seats[1], seats[2])
-        self._reading[name] = _Reading(match_id, three, pid, local, f)
+        self._reading[name] = _Reading(match_id, three, pid, ticks, local, f)
         return MatchStarted(match_id, three)
 
     def _read(self, r: _Reading) -> list[Event]:
@@ -286,12 +293,13 @@ class JournalReader:
             self._forget(name)
 
 
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` exists (one we may not signal counts as existing)."""
+def _alive(pid: int, ticks: int | None) -> bool:
+    """Whether the writer, process ``pid`` started at ``ticks`` (clock ticks since boot; None:
+    unknown), still runs: a recycled pid (another start time) does not count."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
-    return True
+        pass
+    return ticks is None or start_ticks(pid) in (ticks, None)
