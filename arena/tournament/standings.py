@@ -79,11 +79,12 @@ class Standings:
         return [n for n in (self.note, self.few_blocks) if n]
 
 
-def _ratings(results: Sequence[ResultRow], seed: int) -> tuple[RatingReport | None, str | None]:
+def _ratings(results: Sequence[ResultRow], seed: int, bootstrap: int = DEFAULT_BOOTSTRAP
+             ) -> tuple[RatingReport | None, str | None]:
     rated = [RatedMatch(r.seats, r.placings, r.block_id, r.forfeited) for r in results]
     blocks = len({r.block_id for r in results})
     try:
-        report = rate(rated, bootstrap=DEFAULT_BOOTSTRAP if blocks >= 2 else 0, seed=seed)
+        report = rate(rated, bootstrap=bootstrap if blocks >= 2 else 0, seed=seed)
     except RatingsInputError as exc:
         return None, f"note: no ratings: {exc}"
     notes = [] if blocks >= 2 else ["one duplicate block only: no confidence intervals"]
@@ -95,17 +96,19 @@ def _ratings(results: Sequence[ResultRow], seed: int) -> tuple[RatingReport | No
 
 
 def compute_standings(results: Sequence[ResultRow], bots: Sequence[str],
-                      seed: int = 0, absent: Mapping[str, str] | None = None) -> Standings:
+                      seed: int = 0, absent: Mapping[str, str] | None = None,
+                      bootstrap: int = DEFAULT_BOOTSTRAP) -> Standings:
     """Standings of ``bots`` (all listed, even with no match yet) over ``results``.
 
     Sorted by rating when available, else by average placing. Pure; deterministic for a
     given ``seed`` (the bootstrap's). ``absent``: bots that never took part (never started,
     or a remote bot that never connected) -> the note shown for them; the matches they were
-    scheduled in are kept out of the ratings (they measure only the absence).
+    scheduled in are kept out of the ratings (they measure only the absence). ``bootstrap``:
+    resamples of the 95% intervals (the live page uses fewer while a tournament runs).
     """
     absent = absent or {}
     rated = [r for r in results if not absent.keys() & set(r.seats)]
-    report, note = _ratings(rated, seed) if rated else (
+    report, note = _ratings(rated, seed, bootstrap) if rated else (
         None, "note: no matches played yet" if not results else
         "note: no ratings: every match had a bot that never started")
 

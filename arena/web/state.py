@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..events import DecisionApplied, Event, MatchFinished, MatchStarted
 from ..ratings import MatchResult as RatedMatch
-from ..ratings import RatingsInputError, rate
+from ..ratings import DEFAULT_BOOTSTRAP, RatingsInputError, rate
 from ..safetext import printable
 from ..tournament.pool import safe_filename
 from ..tournament.proctable import never_started
@@ -40,6 +40,10 @@ TOKEN_LIKE = re.compile(r"(?<![0-9a-fA-F])[0-9a-fA-F]{32,}(?![0-9a-fA-F])")
 LIVE_MOVES = 200
 #: points of the rating-over-time plot (at most)
 HISTORY_POINTS = 24
+#: bootstrap resamples of the standings' 95% intervals while matches are pending (the
+#: terminal's DEFAULT_BOOTSTRAP, 1,000, once the tournament is complete): a refresh after each
+#: match costs the machine a third of the CPU, and the intervals move by a few Elo points
+LIVE_BOOTSTRAP = 200
 #: finished matches listed on the page (the most recent)
 FINISHED_SHOWN = 100
 
@@ -133,7 +137,9 @@ class LiveState:
         snap = Snapshot(
             name=name, bots=bots, done=len(results), scheduled=scheduled,
             eta_s=_eta([times[r.match_id] for r in order], scheduled - len(results)),
-            standings=compute_standings(results, bots, absent=absent),
+            standings=compute_standings(
+                results, bots, absent=absent,
+                bootstrap=LIVE_BOOTSTRAP if len(results) < scheduled else DEFAULT_BOOTSTRAP),
             history=self._rating_history(order, bots, scheduled),
             head_to_head=_head_to_head(results), finished=tuple(reversed(order))[:FINISHED_SHOWN],
             faults=_faults(results, bots), log_tails={b: self.log_tail(b) for b in bots},
