@@ -12,7 +12,12 @@
      live state, uvicorn in the arena's process, the snapshot worker process, the journal)
      with 3 browsers' event streams connected (reader processes that read every byte).
 
-   The worker's start and the streams' connections happen before the clock starts.
+   The worker's start and the streams' connections happen before the clock starts. Beside
+   decisions/s (wall clock, moved a lot by other processes on a shared machine), the arena
+   process's CPU time per decision (all its threads: the page's server included).
+
+   The snapshot worker's and the readers' CPU are not in that figure; on a machine with idle
+   cores they cost the tournament nothing, on a saturated one they compete with it.
 2. Memory: ``arena serve`` (a separate process) on a finished directory, then ``cycles``
    connect / read the first snapshot / disconnect cycles of its event stream on 127.0.0.1;
    the server's RSS at start, after the first 1,000 cycles and at the end (target: flat).
@@ -75,19 +80,24 @@ def _free_port() -> int:
         return port
 
 
-async def one_round(deals: int, mode: str) -> float:
-    """Decisions per second of one tournament in set-up ``mode`` (:data:`MODES`)."""
+async def one_round(deals: int, mode: str) -> tuple[float, float]:
+    """Decisions per second of one tournament in set-up ``mode`` (:data:`MODES`), and the
+    arena process's CPU time per decision (all its threads), microseconds."""
     cfg = parse_config(config_text(deals), "bench")
     with tempfile.TemporaryDirectory(prefix="arena-bench-web-") as tmp:
         out = Path(tmp) / "t"
         clock: list[float] = []
 
+        cpu: list[float] = []
+
         async def timed(sink: EventSink | None) -> TournamentOutcome:
             clock.append(time.perf_counter())
+            cpu.append(time.process_time())
             try:
                 return await run_tournament(cfg, out, progress=False, events=sink)
             finally:
                 clock.append(time.perf_counter())
+                cpu.append(time.process_time())
 
         if mode == "plain":
             await timed(None)
@@ -95,7 +105,8 @@ async def one_round(deals: int, mode: str) -> float:
             await journaled(out, timed)
         else:
             await _with_page(out, timed)
-        return _decisions(out) / (clock[1] - clock[0])
+        n = _decisions(out)
+        return n / (clock[1] - clock[0]), (cpu[1] - cpu[0]) / n * 1e6
 
 
 async def _with_page(out: Path, timed: Callable[[EventSink | None],
@@ -178,6 +189,8 @@ class WebFigures:
 
     deals: int
     rates: dict[str, list[float]] = field(default_factory=lambda: {m: [] for m in MODES})
+    #: the arena process's CPU microseconds per decision, by set-up (one per round)
+    cpu_us: dict[str, list[float]] = field(default_factory=lambda: {m: [] for m in MODES})
     load: list[tuple[float, float, float]] = field(default_factory=list)
     memory: list[str] = field(default_factory=list)
 
@@ -202,6 +215,12 @@ class WebFigures:
         for mode in MODES[1:]:
             out.append(f"{'cost of the ' + label[mode].split(' (')[0]:<36}: "
                        f"{self.cost_pct(mode):+.1f}% (target: under {TARGET_PCT:g}%)")
+        plain = statistics.median(self.cpu_us["plain"])
+        cpu = [f"{m} {statistics.median(self.cpu_us[m]):.0f}" +
+               (f" ({(statistics.median(self.cpu_us[m]) / plain - 1) * 100:+.1f}%)"
+                if m != "plain" else "") for m in MODES]
+        out.append(f"{'arena CPU per decision (median, us)':<36}: {', '.join(cpu)} (all its "
+                   "threads; less moved by the machine's load than decisions/s)")
         loads = "; ".join(f"{a:.2f} {b:.2f} {c:.2f}" for a, b, c in self.load)
         out.append(f"{'load average (1/5/15 min)':<36}: {loads} (at each round's start; "
                    f"{os.cpu_count()} CPUs)")
@@ -214,7 +233,9 @@ def bench_web(deals: int = 4, rounds: int = 3, cycles: int = 10_000) -> WebFigur
     for r in range(rounds):
         figures.load.append(os.getloadavg())
         for mode in MODES[r % 3:] + MODES[:r % 3]:     # each set-up first in turn
-            figures.rates[mode].append(asyncio.run(one_round(deals, mode)))
+            rate, cpu_us = asyncio.run(one_round(deals, mode))
+            figures.rates[mode].append(rate)
+            figures.cpu_us[mode].append(cpu_us)
     if cycles:
         with tempfile.TemporaryDirectory(prefix="arena-bench-web-") as tmp:
             out = Path(tmp) / "t"
