@@ -332,3 +332,34 @@ def test_standings_show_the_terminal_status_of_bots_that_never_took_part(finishe
     text = format_standings(terminal, "text")
     assert legend and all(line in text for line in legend)
     assert f"status: {COLUMNS['status'].meaning}" in legend
+
+
+def test_each_event_is_encoded_once_and_a_stream_far_behind_gets_a_snapshot():
+    from arena.events import DecisionApplied, StandingsChanged
+    from arena.web.app import _Hub
+
+    async def main() -> None:
+        bus = EventBus()
+        hub = _Hub(bus, size=4)
+        hub.start()
+        hub.streams = 1
+        cursor = hub.seq
+        for i in range(3):
+            bus.publish(DecisionApplied("m1", i, 1, i, "play", f"{i + 7}H"))
+        assert await hub.wait(cursor, 5)
+        await asyncio.sleep(0.05)
+        items, cursor = hub.since(cursor)
+        assert [json.loads(t.split("data: ", 1)[1])["action"] for t in items] == \
+            ["7H", "8H", "9H"]
+        assert all(t.startswith("event: decision\n") for t in items)
+        assert not await hub.wait(cursor, 0.1)              # nothing new: a keep-alive
+        for i in range(10):                                   # more than the ring holds
+            bus.publish(DecisionApplied("m1", 3 + i, 1, 0, "play", "AS"))
+        await asyncio.sleep(0.05)
+        assert hub.since(cursor) == ([None], hub.seq)        # None: a fresh snapshot
+        bus.publish(StandingsChanged(1, 6))
+        await asyncio.sleep(0.05)
+        assert hub.since(hub.seq - 1) == ([None], hub.seq)
+        bus.close()
+        assert await hub.wait(hub.seq, 5) and hub.closed
+    asyncio.run(main())
