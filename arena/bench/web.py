@@ -57,6 +57,8 @@ TARGET_PCT = 5.0
 #: an event-stream reader (a browser stand-in that reads every byte and drops it)
 READER = ("import sys, urllib.request\n"
           "with urllib.request.urlopen(sys.argv[1]) as r:\n"
+          "    r.read1(65536)\n"
+          "    print('connected', flush=True)\n"
           "    while r.read1(65536): pass\n")
 
 
@@ -117,14 +119,17 @@ async def _with_page(out: Path, timed: Callable[[EventSink | None],
 
     from ..web.live import run_with_page
     bus, port = EventBus(), _free_port()
-    readers: list[subprocess.Popen[bytes]] = []
+    readers: list[subprocess.Popen[str]] = []
 
     async def run(page: EventSink) -> TournamentOutcome:
         readers.extend(subprocess.Popen([sys.executable, "-c", READER,
-                                         f"http://127.0.0.1:{port}/events"])
+                                         f"http://127.0.0.1:{port}/events"],
+                                        stdout=subprocess.PIPE, text=True)
                        for _ in range(STREAMS))
-        while bus.subscribers < STREAMS:
-            await asyncio.sleep(0.05)
+        for r in readers:          # each has its stream open and its first snapshot
+            line = await asyncio.to_thread(r.stdout.readline) if r.stdout else ""
+            if line != "connected\n":
+                raise RuntimeError("an event-stream reader could not connect")
         await asyncio.sleep(1.0)       # the worker's first snapshot, before the clock
         return await journaled(out, timed, also=page)
 
