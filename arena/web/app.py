@@ -48,6 +48,8 @@ KEEPALIVE_S = 15.0
 #: seconds a stream gathers events before writing them (at most 10 writes per second per
 #: browser, whatever the pace of the matches)
 FLUSH_S = 0.1
+#: seconds the app gathers the bus's events before encoding them (one wake-up per batch)
+PUMP_S = 0.05
 #: after a refresh that took d seconds, the next starts min(d * REST_FACTOR, MAX_REST_S) s
 #: later at the earliest (matches that end meanwhile are taken together): the standings'
 #: bootstrap takes at most a fifth of a core while it is quick, and a change still reaches
@@ -115,19 +117,22 @@ class _Hub:
     async def _pump(self, sub: Subscription) -> None:
         with sub:
             while True:
-                ev = await sub.get()
-                if ev is CLOSED:
-                    self.closed = True
-                    self._changed.set()
-                    return
-                if self.streams == 0:       # nobody reads: skip the encoding
-                    continue
-                if ev is RESYNC or isinstance(ev, StandingsChanged):
-                    self._append(None)
-                elif ev is not None:
-                    text = _match_message(ev)
-                    if text is not None:
-                        self._append(text)
+                first = await sub.get()
+                if first is not CLOSED:   # take what comes within PUMP_S in one go
+                    await asyncio.sleep(PUMP_S)
+                for ev in [first, *sub.take_ready(self.bus.maxsize)]:
+                    if ev is CLOSED:
+                        self.closed = True
+                        self._changed.set()
+                        return
+                    if self.streams == 0:       # nobody reads: skip the encoding
+                        continue
+                    if ev is RESYNC or isinstance(ev, StandingsChanged):
+                        self._append(None)
+                    elif ev is not None:
+                        text = _match_message(ev)
+                        if text is not None:
+                            self._append(text)
 
     def _append(self, text: str | None) -> None:
         self.texts.append(text)

@@ -347,7 +347,7 @@ def test_each_event_is_encoded_once_and_a_stream_far_behind_gets_a_snapshot():
         for i in range(3):
             bus.publish(DecisionApplied("m1", i, 1, i, "play", f"{i + 7}H"))
         assert await hub.wait(cursor, 5)
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.3)
         items, cursor = hub.since(cursor)
         assert [json.loads(t.split("data: ", 1)[1])["action"] for t in items] == \
             ["7H", "8H", "9H"]
@@ -355,10 +355,10 @@ def test_each_event_is_encoded_once_and_a_stream_far_behind_gets_a_snapshot():
         assert not await hub.wait(cursor, 0.1)              # nothing new: a keep-alive
         for i in range(10):                                   # more than the ring holds
             bus.publish(DecisionApplied("m1", 3 + i, 1, 0, "play", "AS"))
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.3)
         assert hub.since(cursor) == ([None], hub.seq)        # None: a fresh snapshot
         bus.publish(StandingsChanged(1, 6))
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.3)
         assert hub.since(hub.seq - 1) == ([None], hub.seq)
         bus.close()
         assert await hub.wait(hub.seq, 5) and hub.closed
