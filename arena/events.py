@@ -17,9 +17,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .rules import action_str
+
+if TYPE_CHECKING:
+    from .match.runner import DecisionLog
 
 __all__ = [
     "CLOSED",
@@ -100,15 +103,15 @@ def action_text(kind: str, action: int) -> str:
 
 
 def decision_hook(events: EventSink | None, match_id: str, seats: tuple[str, str, str]
-                  ) -> Callable[[Any], None] | None:
+                  ) -> Callable[[DecisionLog], None] | None:
     """Publish :class:`MatchStarted` now and return the match's ``on_decision`` hook for
     ``arena.match.run_match`` (publishing :class:`DecisionApplied`); None without a sink."""
     if events is None:
         return None
-    events(MatchStarted(match_id, tuple(seats)))  # type: ignore[arg-type]
+    events(MatchStarted(match_id, (seats[0], seats[1], seats[2])))
     count = iter(range(1 << 62))
 
-    def hook(e: Any) -> None:   # an arena.match.runner.DecisionLog
+    def hook(e: DecisionLog) -> None:
         events(DecisionApplied(match_id, next(count), e.hand, e.seat, e.kind,
                                action_text(e.kind, e.action), e.fault, e.think_ms or 0.0))
     return hook

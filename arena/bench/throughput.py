@@ -198,7 +198,7 @@ class ArenaRig:
         from ..protocol.server import ArenaServer
         from ..tournament.config import BotEntry
         from ..tournament.pool import BotPool
-        from ..tournament.runner import server_address
+        from ..tournament.local import server_address
         self.server = ArenaServer("127.0.0.1:0", unix_socket=self.unix_socket)
         port = await self.server.start()
         cmd = [sys.executable, *self.bot]

@@ -1,6 +1,6 @@
 """The Ray actor that plays matches on its node (wrapped with ``ray.remote`` by the driver).
 
-Each :class:`MatchWorker` owns a :class:`~arena.tournament.runner.LocalExecutor` (one gRPC arena
+Each :class:`MatchWorker` owns a :class:`~arena.tournament.local.LocalExecutor` (one gRPC arena
 server on loopback and one bot pool, one instance per bot) and plays one match at a time: the
 bots run on the actor's node and the decision path never crosses the network. A reply carries
 the :class:`~arena.tournament.executor.PlayedMatch` plus what the driver needs to keep the
@@ -23,12 +23,16 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO, TYPE_CHECKING
 
 from ..errors import UserError
-from ..tournament import processes as processes_module
+from ..tournament.processes import LIVE_GROUPS
 from ..tournament.config import TournamentConfig
 from ..tournament.executor import PlayedMatch
 from ..tournament.schedule import ScheduledMatch
+
+if TYPE_CHECKING:
+    from ..tournament.local import LocalExecutor
 
 #: crash limit given to a worker's own pool: the driver disqualifies, from global counts
 _NO_LOCAL_LIMIT = 10**9
@@ -67,28 +71,19 @@ class WorkerReply:
     node: str = ""
 
 
-class _ReportedGroups(set):
-    """``processes.LIVE_GROUPS`` in a worker: each add/discard is also written to the
-    reaper."""
+class _ReaperFeed:
+    """Listener of :data:`~arena.tournament.processes.LIVE_GROUPS` in a worker: each group
+    added or removed is written to the reaper (``+PGID`` / ``-PGID``, one per line)."""
 
-    def __init__(self, pipe) -> None:
-        super().__init__()
+    def __init__(self, pipe: IO[bytes]) -> None:
         self.pipe = pipe
 
-    def _send(self, line: str) -> None:
+    def __call__(self, change: str, pgid: int) -> None:
         try:
-            self.pipe.write(line.encode() + b"\n")
+            self.pipe.write(f"{change}{pgid}\n".encode())
             self.pipe.flush()
         except (OSError, ValueError):
             pass
-
-    def add(self, pgid: int) -> None:  # type: ignore[override]
-        self._send(f"+{pgid}")
-        super().add(pgid)
-
-    def discard(self, pgid: int) -> None:  # type: ignore[override]
-        super().discard(pgid)
-        self._send(f"-{pgid}")
 
 
 class MatchWorker:
@@ -107,11 +102,11 @@ class MatchWorker:
         self.events: list[str] = []
         self.offsets: dict[str, int] = {}
         self.log_dir: Path | None = None
-        self.reaper: subprocess.Popen | None = None
-        self.local = None
+        self.reaper: subprocess.Popen[bytes] | None = None
+        self.local: LocalExecutor | None = None
 
-    async def _start(self) -> None:
-        from ..tournament.runner import LocalExecutor
+    async def _start(self) -> LocalExecutor:
+        from ..tournament.local import LocalExecutor
         if self.base_dir is not None:
             if not os.path.isdir(self.base_dir):
                 raise WorkerSetupError(
@@ -119,30 +114,37 @@ class MatchWorker:
                     "exist there; use a shared filesystem or [cluster] working_dir")
             os.chdir(self.base_dir)
         self.log_dir = Path(tempfile.mkdtemp(prefix="arena-worker-logs-"))
-        self.reaper = subprocess.Popen([sys.executable, "-c", REAPER], stdin=subprocess.PIPE,
-                                       stdout=subprocess.DEVNULL, start_new_session=True)
-        processes_module.LIVE_GROUPS = _ReportedGroups(self.reaper.stdin)
-        self.local = LocalExecutor(self.cfg, self.log_dir, self.events.append, slots=1,
-                                   bind="127.0.0.1:0")
-        await self.local.start()
+        self.reaper = reaper = subprocess.Popen(
+            [sys.executable, "-c", REAPER], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+            start_new_session=True)
+        if reaper.stdin is None:            # cannot happen: stdin=PIPE
+            raise RuntimeError("the reaper has no stdin pipe")
+        LIVE_GROUPS.listener = _ReaperFeed(reaper.stdin)
+        self.local = local = LocalExecutor(self.cfg, self.log_dir, self.events.append, slots=1,
+                                           bind="127.0.0.1:0")
+        await local.start()
+        return local
 
     async def play(self, m: ScheduledMatch, disqualified: dict[str, str]) -> WorkerReply:
         """Play ``m``; bots in ``disqualified`` (name -> reason) forfeit as with ``local``."""
-        if self.local is None:
-            await self._start()
-        bots = self.local.pool.bots
+        local = self.local if self.local is not None else await self._start()
+        if local.pool is None:              # cannot happen: LocalExecutor.start() made it
+            raise RuntimeError("the worker's bot pool is not running")
+        bots = local.pool.bots
         for name, reason in disqualified.items():
             if name in bots and not bots[name].disqualified:
                 bots[name].disqualified = reason
         before = {n: st.crashes for n, st in bots.items()}
-        played = await self.local.play(m)
+        played = await local.play(m)
         crashes = {n: st.crashes - before[n] for n, st in bots.items() if st.crashes > before[n]}
         events, self.events[:] = list(self.events), []
         return WorkerReply(played, self._new_logs(), events, crashes, str(self.log_dir),
                            socket.gethostname())
 
     def _new_logs(self) -> dict[str, bytes]:
-        logs = {}
+        logs: dict[str, bytes] = {}
+        if self.log_dir is None:
+            return logs
         for path in sorted(self.log_dir.glob("*.log")):
             start = self.offsets.get(path.name, 0)
             with open(path, "rb") as f:
@@ -166,7 +168,8 @@ class MatchWorker:
                 logs = self._new_logs()
         finally:
             if self.reaper is not None:
-                self.reaper.stdin.close()   # EOF: the reaper kills what is left, then exits
+                if self.reaper.stdin is not None:
+                    self.reaper.stdin.close()   # EOF: the reaper kills what is left, then exits
                 self.reaper.wait()
             if self.log_dir is not None:
                 shutil.rmtree(self.log_dir, ignore_errors=True)

@@ -30,12 +30,13 @@ def add_options(parser: argparse.ArgumentParser, *, inherited: bool = False) -> 
         inherited: on a subcommand's parser: defaults are suppressed so options given before
             the subcommand (``arena -v run ...``) are kept.
     """
-    kw = {"default": argparse.SUPPRESS} if inherited else {}
-    parser.add_argument("-v", "--verbose", action="count", help="log more on stderr: -v INFO, "
-                        "-vv DEBUG (default: warnings only)", **(kw or {"default": 0}))
+    verbose: object = argparse.SUPPRESS if inherited else 0
+    level: object = argparse.SUPPRESS if inherited else None
+    parser.add_argument("-v", "--verbose", action="count", default=verbose,
+                        help="log more on stderr: -v INFO, -vv DEBUG (default: warnings only)")
     parser.add_argument("--log-level", type=str.upper, choices=LEVELS, metavar="LEVEL",
-                        help="stderr log level: DEBUG, INFO, WARNING or ERROR (overrides -v)",
-                        **(kw or {"default": None}))
+                        default=level,
+                        help="stderr log level: DEBUG, INFO, WARNING or ERROR (overrides -v)")
 
 
 def console_level(args: argparse.Namespace) -> int:

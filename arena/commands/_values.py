@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..errors import UserError
 from ..tournament.config import TournamentConfig, config_problems
@@ -44,7 +44,7 @@ def cli_value(raw: str) -> bool | int | list[int] | str:
     return raw
 
 
-def cli_int(low: int | None = None, high: int | None = None):
+def cli_int(low: int | None = None, high: int | None = None) -> Callable[[str], int]:
     """An argparse ``type`` for an integer option in ``[low, high]`` (ASCII digits only)."""
     def parse(raw: str) -> int:
         if not _INT.fullmatch(raw.strip()):
@@ -88,20 +88,20 @@ def play_config(commands: Sequence[str], *, preset: str, seed: str, sets: Sequen
 
     Args:
         commands: the shell-quoted bot commands (their names come from
-            :func:`arena.tournament.single.bot_names`).
+            :func:`arena.tournament.play.bot_names`).
         preset, seed, sets, time_ms, grace_ms: the option texts as typed.
 
     Raises:
         UserError: one line per problem, naming the flag (``--set hand_cap: ...``).
     """
-    from ..tournament.single import bot_names
+    from ..tournament.play import bot_names
     argvs = [_argv(c) for c in commands]       # bad quoting first: names need the words
     names = bot_names(commands)
     data = {
         "tournament": {"preset": preset, "seed": cli_scalar(seed)},
         "rules": parse_sets(sets),
         "time": {"per_decision_ms": cli_scalar(time_ms), "grace_ms": cli_scalar(grace_ms)},
-        "bots": [{"name": n, "command": a} for n, a in zip(names, argvs)],
+        "bots": [{"name": n, "command": a} for n, a in zip(names, argvs, strict=True)],
     }
     cfg, problems = config_problems(data, rename=_flag)
     if cfg is None:

@@ -1,4 +1,4 @@
-"""``arena bench engine|arena|memory|cluster|web``: print speed figures (benchmarks are never
+"""``arena bench engine|arena [--web]|memory|cluster``: print speed figures (benchmarks are never
 unit tests)."""
 
 from __future__ import annotations

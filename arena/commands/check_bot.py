@@ -19,11 +19,15 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import UserError
 
+if TYPE_CHECKING:
+    from ..conformance.suite import SuiteReport
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``arena check-bot``."""
     p = sub.add_parser(
         "check-bot", help="check that a bot speaks the protocol correctly (PASS/FAIL table)",
@@ -88,11 +92,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _check(args: argparse.Namespace, argv: list[str], presets: list[str],
-                 log_path: Path):
+                 log_path: Path) -> SuiteReport:
     from ..conformance.harness import CheckServer
     from ..conformance.suite import CheckResult, SuiteReport, run_suite
     from ..protocol.errors import ServerStartError
-    from ..tournament.runner import server_address
+    from ..tournament.local import server_address
     token = args.token or secrets.token_hex(16)
     server = CheckServer(args.bind, token)
     try:
@@ -105,13 +109,14 @@ async def _check(args: argparse.Namespace, argv: list[str], presets: list[str],
     try:
         if argv:
             proc = await _spawn(argv, address, token, log_path)
-            waiting = {asyncio.ensure_future(server.wait_for_bot(args.register_timeout)),
-                       asyncio.ensure_future(proc.wait())}
-            done, rest = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
-            for fut in rest:
-                fut.cancel()
-            stream = next((f.result() for f in done if f.exception() is None
-                           and not isinstance(f.result(), int)), None)
+            registered = asyncio.ensure_future(server.wait_for_bot(args.register_timeout))
+            exited = asyncio.ensure_future(proc.wait())
+            await asyncio.wait({registered, exited}, return_when=asyncio.FIRST_COMPLETED)
+            for fut in (registered, exited):
+                if not fut.done():
+                    fut.cancel()
+            stream = (registered.result() if registered.done() and not registered.cancelled()
+                      and registered.exception() is None else None)
         else:
             print(f"arena: waiting for the bot: --arena {address} --token {token}",
                   file=sys.stderr, flush=True)
@@ -134,14 +139,16 @@ async def _check(args: argparse.Namespace, argv: list[str], presets: list[str],
                                bot=label, wait_exit=wait_exit if proc else None)
     finally:
         if proc is not None and proc.returncode is None:
-            from ..tournament.pool import terminate
+            from ..tournament.processes import terminate
             await terminate(proc)
         await server.stop()
 
 
-async def _spawn(argv: list[str], address: str, token: str, log_path: Path):
+async def _spawn(argv: list[str], address: str, token: str,
+                 log_path: Path) -> asyncio.subprocess.Process:
     from ..tournament.config import BotEntry
-    from ..tournament.pool import LIVE_GROUPS, bot_argv
+    from ..tournament.pool import bot_argv
+    from ..tournament.processes import LIVE_GROUPS
     entry = BotEntry(name="checked-bot", command=argv)
     full = bot_argv(entry, address, token)
     env = {**os.environ, "ARENA_ADDRESS": address, "ARENA_TOKEN": token}
@@ -156,7 +163,7 @@ async def _spawn(argv: list[str], address: str, token: str, log_path: Path):
     return proc
 
 
-def _no_bot(proc, log_path: Path, timeout_s: float) -> str:
+def _no_bot(proc: asyncio.subprocess.Process | None, log_path: Path, timeout_s: float) -> str:
     from ..tournament.pool import last_log_line
     if proc is not None and proc.returncode is not None:
         last = last_log_line(log_path)

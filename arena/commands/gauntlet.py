@@ -29,7 +29,7 @@ empirical variance) is documented in docs/sprt.md. Rerun the same command to res
 """
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``arena gauntlet``."""
     p = sub.add_parser("gauntlet", help="SPRT: is a candidate bot better than the field?",
                        description="Play a candidate bot against a field of baseline bots in "

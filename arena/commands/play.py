@@ -7,13 +7,17 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import UserError
 from ..safetext import printable
 from ._values import cli_int, play_config
 
+if TYPE_CHECKING:
+    from ..records import MatchRecord
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``arena play``."""
     p = sub.add_parser(
         "play", help="play one match between three bot commands and print it hand by hand",
@@ -45,8 +49,8 @@ def run(args: argparse.Namespace) -> int:
     """Play and print; exit 0, 2 on a user mistake (or a bot command that cannot start),
     3 when a bot started but failed before registering (its start error is printed)."""
     from ..protocol.errors import ServerStartError
-    from ..records import record_from_result, render_text, write_record
-    from ..tournament.single import BotStartError, play_single
+    from ..records import record_from_result
+    from ..tournament.play import BotStartError, play_single
     from ._signals import Interrupted, run_guarded
     # one validated path: the tournament config's model (issue 10 item 6)
     cfg = play_config(args.bots, preset=args.preset, seed=args.seed, sets=args.set,
@@ -79,7 +83,17 @@ def run(args: argparse.Namespace) -> int:
         print(f"arena: bot logs kept in {logs}", file=sys.stderr)
     else:
         shutil.rmtree(logs, ignore_errors=True)
-    record = record_from_result(result)
+    _show(args, record_from_result(result), logs)
+    return 0
+
+
+def _show(args: argparse.Namespace, record: MatchRecord, logs: Path) -> None:
+    """Print the replay (or the ``--json`` summary) and write ``--record``.
+
+    Raises:
+        UserError: the record file cannot be written.
+    """
+    from ..records import render_text, write_record
     if not args.json:
         print(render_text(record, seat=args.seat), end="")
     if args.record:
@@ -94,4 +108,3 @@ def run(args: argparse.Namespace) -> int:
         from ._summary import dumps, record_summary
         print(dumps({**record_summary(record), "record": args.record,
                      "bot_logs": str(logs) if logs.exists() else None}), end="")
-    return 0

@@ -61,7 +61,7 @@ MEANINGS: dict[str, str] = {
 }
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``arena presets [NAME] [--json]``."""
     p = sub.add_parser("presets", help="list rule presets and their options")
     p.add_argument("name", nargs="?", help="show one preset's options")
@@ -106,13 +106,13 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({n: make_config(n).options() for n in names}, indent=2))
         return 0
     configs = {n: make_config(n) for n in names}
-    rows = [[opt] + [shown(configs[n], opt) for n in names] for opt in OPTION_NAMES]
+    rows = [[opt, *(shown(configs[n], opt) for n in names)] for opt in OPTION_NAMES]
     if args.name:   # one preset: the meaning fits beside the value
-        print(tabulate([row + [MEANINGS[row[0]]] for row in rows],
+        print(tabulate([[*row, MEANINGS[row[0]]] for row in rows],
                        headers=["option", args.name, "meaning"], disable_numparse=True))
         print(f"\n{SEATS}")
         return 0
-    print(tabulate(rows, headers=["option"] + names, disable_numparse=True))
+    print(tabulate(rows, headers=["option", *names], disable_numparse=True))
     print(f"\n{SEATS}\n")
     width = max(len(o) for o in OPTION_NAMES)
     for opt in OPTION_NAMES:

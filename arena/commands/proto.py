@@ -14,7 +14,7 @@ import argparse
 from ..errors import UserError
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``arena proto``."""
     p = sub.add_parser(
         "proto", help="print the bot protocol's .proto (or its path) for code generation",

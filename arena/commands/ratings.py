@@ -8,6 +8,7 @@ import sys
 from ..errors import UserError
 from ._values import cli_int
 from ..ratings import DEFAULT_BOOTSTRAP, MatchResult, RatingsInputError, format_report, rate
+from ..ratings.formatting import Section
 from ..tournament.proctable import never_started
 from ..tournament.store import open_existing
 
@@ -27,7 +28,7 @@ What the Elo scale means:
 """
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``arena ratings``."""
     p = sub.add_parser("ratings", help="ratings with 95%% intervals, LOS and head-to-head "
                        "from a tournament directory",
@@ -67,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
         report = rate(results, bootstrap=bootstrap, seed=args.seed)
     except RatingsInputError as exc:
         raise UserError(f"{args.dir}: {exc}") from None
-    section = {None: "all", "ratings": "ratings", "los": "los",
-               "headtohead": "head_to_head"}[args.table]
+    sections: dict[str | None, Section] = {None: "all", "ratings": "ratings", "los": "los",
+                                           "headtohead": "head_to_head"}
+    section = sections[args.table]
     print(format_report(report, args.format, section=section), end="")
     return 0

@@ -22,17 +22,18 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TextIO
 
 from ..errors import UserError
 from ..wording import plural
 from ._values import cli_int
 from ..records import (MatchRecord, RecordError, read_record, render_html, render_text,
                        verify_record)
-from ..records.codec import atomic_write_bytes
+from ..atomic import atomic_write_bytes
 from ..records.text import clean
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``arena replay``."""
     p = sub.add_parser("replay", help="replay, verify or render a match record",
                        description="Replay a match record trick by trick (it is always "
@@ -63,7 +64,7 @@ def _seat(record: MatchRecord, text: str | None) -> int | None:
     raise UserError(f"--seat {clean(text)!r} {what}; seats: {shown}")
 
 
-def _emit(text: str, stream=None) -> None:
+def _emit(text: str, stream: TextIO | None = None) -> None:
     """Write text; characters the stream cannot encode are written as escapes."""
     stream = stream or sys.stdout
     try:

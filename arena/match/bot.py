@@ -2,7 +2,7 @@
 
 The match runner only talks to :class:`Bot`; ``arena.protocol`` implements it over gRPC and
 :class:`LocalBot` wraps an in-process policy (anything with ``decide(view) -> int``), so tests
-and benchmarks can run matches without sockets (DESIGN.md, "data flows one way").
+and benchmarks can run matches without sockets (docs/architecture.md: imports run one way).
 """
 
 from __future__ import annotations
@@ -10,40 +10,14 @@ from __future__ import annotations
 import abc
 import asyncio
 import time
-from dataclasses import dataclass
 from typing import Protocol
 
-from ..rules import MatchState, RulesConfig
+from ..rules import MatchState
 from ..rules.view import View
+# the types a bot sees live in the SDK (arena.sdk.types); re-exported for the arena side
+from ..sdk.types import MatchEnd, MatchInfo
 
-
-@dataclass(frozen=True, slots=True)
-class MatchInfo:
-    """What a bot is told when a match starts.
-
-    Attributes:
-        match_id: unique id of the match in its tournament (text).
-        cfg: the rules of the match.
-        seat: the bot's seat 0..2 (seat 0 deals the first hand).
-        names: bot names by seat.
-        time_per_decision_ms: time allowed for each answer, in milliseconds.
-    """
-
-    match_id: str
-    cfg: RulesConfig
-    seat: int
-    names: tuple[str, str, str]
-    time_per_decision_ms: int
-
-
-@dataclass(frozen=True, slots=True)
-class MatchEnd:
-    """What a bot is told when a match ends: scores and placings by seat, and the reason."""
-
-    match_id: str
-    scores: tuple[int, int, int]
-    placings: tuple[int, int, int]
-    reason: str
+__all__ = ["Bot", "BotFault", "DecisionRequest", "LocalBot", "MatchEnd", "MatchInfo", "Policy"]
 
 
 class DecisionRequest:

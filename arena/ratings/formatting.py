@@ -2,7 +2,7 @@
 
 Bot names are arbitrary strings chosen by participants, so every format treats them as hostile:
 
-* ``md``: GitHub pipe tables (via ``tabulate`` when installed, with number parsing disabled so
+* ``md``: GitHub pipe tables (``tabulate``, a dependency, with number parsing disabled so
   a bot called ``1e5`` stays a name). Names go through :func:`arena.safetext.markdown_cell`
   (HTML specials entity-escaped, Markdown punctuation backslash-escaped, control and bidi
   characters shown as ``\\uXXXX``): a name renders as itself and cannot break the table or

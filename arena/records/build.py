@@ -15,7 +15,7 @@ from ..rules.history import HandSummary
 from .errors import RecordError
 from .models import (DecisionRecord, ExchangeRecord, HandRecord, MatchRecord, RecordHeader,
                      RecordResult, SeatInfo, SeedText, TrickRecordModel)
-from .simulate import deal_by_seat
+from .replayer import deal_by_seat
 
 
 def _ms(value: float | None) -> float | None:
@@ -31,11 +31,19 @@ def exchange_record(e: ExchangeEvent) -> ExchangeRecord:
 
 
 def hand_record(facts: HandSummary, decisions: list[DecisionRecord]) -> HandRecord:
-    """Record form of one hand's engine facts plus its decisions."""
+    """Record form of one hand's engine facts plus its decisions.
+
+    Raises:
+        RecordError: the summary has no deal (the engine keeps it for every completed hand).
+    """
+    if facts.deal is None:
+        raise RecordError(f"hand {facts.hand_number}: the engine's summary has no deal")
+    first, second, third = deal_by_seat(facts.deal, facts.roles)
     return HandRecord(
         hand=facts.hand_number, dealer=facts.dealer, declarer=facts.declarer, roles=facts.roles,
         targets=facts.targets, limits=facts.limits,
-        dealt=tuple([card_str(c) for c in h] for h in deal_by_seat(facts.deal, facts.roles)),
+        dealt=([card_str(c) for c in first], [card_str(c) for c in second],
+               [card_str(c) for c in third]),
         kitty=[card_str(c) for c in facts.deal.kitty],
         contract=None if facts.contract is None else contract_name(facts.contract),
         exchange=[exchange_record(e) for e in facts.events],
@@ -66,7 +74,7 @@ def record_from_result(result: MatchResult) -> MatchRecord:
         raise RecordError(f"match {spec.match_id}: {len(deals)} deals but "
                           f"{len(summaries)} completed hands")
     by_hand: dict[int, list[DecisionRecord]] = {n: [] for n in deals}
-    for i, (log, action) in enumerate(zip(result.decisions, state.actions)):
+    for i, (log, action) in enumerate(zip(result.decisions, state.actions, strict=True)):
         if log.action != action:
             raise RecordError(f"match {spec.match_id}: decision {i} logged "
                               f"{action_str(log.action)} but {action_str(action)} was applied")
@@ -90,6 +98,8 @@ def record_from_result(result: MatchResult) -> MatchRecord:
         grace_ms=spec.grace_ms, time_bank_ms=spec.time_bank_ms, max_faults=spec.max_faults,
         seats=seats, started_at=result.started_at, ended_at=result.ended_at,
         termination=result.termination, end_reason=state.end_reason)
+    if state.placings is None:   # set by the engine when the match ends
+        raise RecordError(f"match {spec.match_id}: the finished match has no placings")
     outcome = RecordResult(
         hands=len(hands), end_reason=state.end_reason,
         twelve_trick_winner=state.twelve_trick_winner, scores=tuple(state.scores),

@@ -4,10 +4,8 @@ Layout (docs/records.md): line 1 the header, then one line per hand, last line t
 ``\\n`` line ends, fields whose value is null may be omitted. A path ending in ``.gz`` is written
 gzip-compressed; reading detects gzip by its magic bytes, whatever the name.
 
-Writes are atomic: the bytes go to a temporary file in the target's directory
-(``.<name>.<random>.tmp``), are flushed and fsynced, and the file is renamed over the target
-with ``os.replace`` (then the directory is fsynced, best effort). A crash or kill leaves either
-the old file or the complete new one, never a half-written record (a SIGKILL may leave a stale
+Writes are atomic (:func:`arena.atomic.atomic_write_bytes`): a crash or kill leaves either the
+old file or the complete new one, never a half-written record (a SIGKILL may leave a stale
 ``.*.tmp`` file beside it, which readers ignore).
 """
 
@@ -16,14 +14,18 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import tempfile
 import zlib
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from ..atomic import atomic_write_bytes
+
 from .errors import RecordError
 from .models import SCHEMA_VERSION, HandRecord, MatchRecord, RecordHeader, RecordResult
+
+_M = TypeVar("_M", bound=BaseModel)
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -45,42 +47,6 @@ def write_record(record: MatchRecord, path: str | os.PathLike[str]) -> Path:
     if target.name.endswith(".gz"):
         data = gzip.compress(data, compresslevel=6, mtime=0)
     return atomic_write_bytes(target, data)
-
-
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
-    """Write ``data`` to ``path`` via a temp file in the same directory, fsync and
-    ``os.replace`` (see the module docstring). Raises ``OSError``; never leaves a partial file."""
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            os.fchmod(f.fileno(), 0o644)  # mkstemp makes 0600; records are meant to be shared
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    _fsync_dir(target.parent)
-    return target
-
-
-def _fsync_dir(directory: Path) -> None:
-    """Make the rename durable (POSIX); ignored where directories cannot be opened."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def read_record(path: str | os.PathLike[str]) -> MatchRecord:
@@ -169,7 +135,7 @@ def _json_line(number: int, line: str) -> object:
                           f"{str(exc)[:120]})") from None
 
 
-def _model(cls: type[BaseModel], number: int, obj: object):
+def _model(cls: type[_M], number: int, obj: object) -> _M:
     try:
         return cls.model_validate(obj)
     except ValidationError as exc:

@@ -28,19 +28,23 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from typing import TYPE_CHECKING
 
 from ..safetext import html_finalize
-from .html_frames import key_of, perspective_data, public_data
+from .html_frames import Json, key_of, perspective_data, public_data
 from .html_template import TEMPLATE
 from .models import MatchRecord
 from .text import clean, seat_labels
+
+if TYPE_CHECKING:
+    from markupsafe import Markup
 from .verify import verify_record
 
 _UNSAFE = re.compile("[<>&\u2028\u2029]|[^\x20-\x7e]")
 
 
-def _escape(m: re.Match) -> str:
-    ch = m.group(0)
+def _escape(m: re.Match[str]) -> str:
+    ch: str = m.group(0)
     if ch in "<>&\u2028\u2029" or unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs"):
         if ord(ch) > 0xFFFF:  # as a UTF-16 surrogate pair, as JSON wants
             v = ord(ch) - 0x10000
@@ -49,7 +53,7 @@ def _escape(m: re.Match) -> str:
     return ch
 
 
-def script_json(data: object):
+def script_json(data: object) -> Markup:
     """JSON safe to embed inside a ``<script>`` element: no ``</script>``, no ``<!--``, and no
     raw control/format/separator character (each is a ``\\uXXXX`` escape, so the text parses
     to the same value)."""
@@ -73,7 +77,7 @@ def render_html(record: MatchRecord, *, seat: int | None = None, verify: bool = 
     if verify:
         verify_record(record)
     data = page_data(record, seat)
-    labels = data["names"]
+    labels = list(seat_labels(record.names))
     import jinja2  # imported here so text replays work without it
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined,
                              finalize=html_finalize)   # no control or bidi character on the page
@@ -86,7 +90,7 @@ def render_html(record: MatchRecord, *, seat: int | None = None, verify: bool = 
         persp=data["persp"], data=script_json(data))
 
 
-def page_data(record: MatchRecord, seat: int | None = None) -> dict:
+def page_data(record: MatchRecord, seat: int | None = None) -> Json:
     """The JSON the page renders (see :mod:`arena.records.html_frames` for the shapes).
 
     Keys: ``names`` labels by seat, ``view`` the only seat of a ``seat=S`` page or None,
@@ -112,7 +116,7 @@ CHART_W, CHART_H, CHART_PAD = 640, 220, 36
 COLOURS = ("#0072b2", "#d55e00", "#009e73")
 
 
-def score_chart(record: MatchRecord, labels: list[str]) -> dict:
+def score_chart(record: MatchRecord, labels: list[str]) -> Json:
     """Geometry of the per-hand match-score chart (inline SVG drawn by the template).
 
     Returns ``x`` (x of "start" then of each hand), ``lines`` per seat {``name``, ``colour``,

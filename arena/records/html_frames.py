@@ -14,15 +14,22 @@ decision. Shapes are documented on :func:`perspective_data` and :func:`public_da
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 from ..rules import MISERE, card_str, contract_name, parse_action
 from ..rules.actions import GIVE_BASE
 from ..rules import parse_card as _card
 from ..rules.cards import cards_of, rank_of, suit_of
 from ..rules.exchange import ExchangeEvent
-from .models import HandRecord, MatchRecord
-from .simulate import Replayer, Step, deal_from_seats
+from .models import DecisionRecord, HandRecord, MatchRecord
+from .replayer import Replayer, Step, deal_from_seats
 from .text import clean, event_text
 from .verify import rules_of
+
+#: one JSON object of the page's data (a frame, a step, a hand; shapes in the docstrings)
+Json = dict[str, object]
+#: a card moved by an exchange: ``[from seat, to seat, card text or None]``
+Flight = list[int | str | None]
 
 
 def key_of(seat: int | None) -> str:
@@ -38,7 +45,7 @@ def replayer(record: MatchRecord) -> Replayer:
     return Replayer(rules_of(record), record.header.seed.to_seed(), deals)
 
 
-def texts(cards, size: int | None = None) -> list[str | None]:
+def texts(cards: Iterable[int], size: int | None = None) -> list[str | None]:
     """Card texts by suit (S H D C), high to low within a suit, padded with None (a card not
     seen, shown face down) up to ``size``."""
     out: list[str | None] = [card_str(c) for c in sorted(cards, key=lambda c: (suit_of(c),
@@ -46,19 +53,20 @@ def texts(cards, size: int | None = None) -> list[str | None]:
     return out + [None] * ((size or 0) - len(out))
 
 
-def public_data(record: MatchRecord) -> dict:
+def public_data(record: MatchRecord) -> Json:
     """What every perspective may see: ``hands`` (per hand: ``hand``, ``dealer``,
     ``declarer``, ``contract``, ``targets``, ``limits``, ``points``, ``scores``, ``start``
     the page step of its "dealt" frame, ``tricks`` [{``l`` leader, ``c`` [[seat, card]] in
     play order, ``w`` winner, ``st`` the step completing it}]) and ``steps`` (per step:
     ``h`` hand index, ``seat`` who decided or None for a "dealt" step, ``kind``, ``ms`` think
     time in milliseconds or None when the bot was not asked)."""
-    hands, steps = [], []
+    hands: list[Json] = []
+    steps: list[Json] = []
     for i, hr in enumerate(record.hands):
         start = len(steps)
         steps.append({"h": i, "seat": None, "kind": "deal", "ms": None})
         plays = 0
-        tricks = []
+        tricks: list[Json] = []
         for d in hr.decisions:
             steps.append({"h": i, "seat": d.seat, "kind": d.kind, "ms": d.think_ms})
             if d.kind == "play":
@@ -74,7 +82,7 @@ def public_data(record: MatchRecord) -> dict:
     return {"hands": hands, "steps": steps}
 
 
-def perspective_data(record: MatchRecord, labels: list[str], seat: int | None) -> dict:
+def perspective_data(record: MatchRecord, labels: list[str], seat: int | None) -> Json:
     """The frames of one perspective (``seat`` None: all cards) as JSON-ready dicts.
 
     Returns ``{"frames": [...], "moves": [...], "exchange": [...]}`` (``frames`` as deltas,
@@ -92,7 +100,7 @@ def perspective_data(record: MatchRecord, labels: list[str], seat: int | None) -
         IllegalActionError / DealError: when the record does not replay (verify it first).
     """
     rep = replayer(record)
-    frames: list[dict] = []
+    frames: list[Json] = []
     moves: list[str] = []
     exchange: list[list[str]] = []
     for i, hr in enumerate(record.hands):
@@ -101,19 +109,21 @@ def perspective_data(record: MatchRecord, labels: list[str], seat: int | None) -
     return {"frames": delta_frames(frames), "moves": moves, "exchange": exchange}
 
 
-def delta_frames(frames: list[dict]) -> list[dict]:
+def delta_frames(frames: list[Json]) -> list[Json]:
     """Frames as deltas: the first whole, each later one only with the keys whose value
     changed since the frame before (the page fills the rest forward; about half the size)."""
-    out, prev = [], {}
+    out: list[Json] = []
+    prev: Json = {}
     for f in frames:
         out.append({k: v for k, v in f.items() if k not in prev or prev[k] != v})
         prev = f
     return out
 
 
-def full_frames(frames: list[dict]) -> list[dict]:
+def full_frames(frames: list[Json]) -> list[Json]:
     """Inverse of :func:`delta_frames` (what the page does on load)."""
-    out, prev = [], {}
+    out: list[Json] = []
+    prev: Json = {}
     for f in frames:
         prev = {**prev, **f}
         out.append(prev)
@@ -124,14 +134,14 @@ class _HandFrames:
     """Appends the frames of one hand for one perspective."""
 
     def __init__(self, rep: Replayer, hr: HandRecord, index: int, labels: list[str],
-                 seat: int | None, frames: list[dict], moves: list[str],
+                 seat: int | None, frames: list[Json], moves: list[str],
                  exchange: list[str]) -> None:
         self.rep, self.hr, self.index, self.L, self.seat = rep, hr, index, labels, seat
         self.frames, self.moves, self.exchange = frames, moves, exchange
         self.need = list(hr.targets)
         self.contract: str | None = None
         self.tno = 0
-        self.last: dict = {}
+        self.last: Json = {}
 
     def run(self) -> None:
         rep, hr, L = self.rep, self.hr, self.L
@@ -146,7 +156,7 @@ class _HandFrames:
             step = rep.step(parse_action(d.action))
             self.decision(step, d, taken_before)
 
-    def decision(self, step: Step, d, taken_before: bool) -> None:
+    def decision(self, step: Step, d: DecisionRecord, taken_before: bool) -> None:
         rep, L, seat = self.rep, self.L, self.seat
         if step.contract is not None:
             self.contract = contract_name(step.contract)
@@ -170,7 +180,7 @@ class _HandFrames:
         if step.hand_end is not None:
             pts = ", ".join(f"{L[s]} {p:+d}" for s, p in enumerate(step.hand_end.points))
             cap += f"; hand over: {pts}"
-        fault = None
+        fault: list[str] | None = None
         if d.fault is not None and seat in (None, d.seat):
             fault = [clean(d.fault), clean(d.detail or "")]
             cap += f"; FAULT by {L[d.seat]}: {clean(d.fault)}" + (f" ({clean(d.detail)})"
@@ -182,9 +192,9 @@ class _HandFrames:
                      "sizes": [0, 0, 0]}
         self.emit(cap, cards, [[s, card_str(c)] for s, c in t.trick], t.winner,
                   list(t.tricks_won), list(t.scores), step.hand_end is not None,
-                  [_flight(e) for e in events if _flight(e) is not None], fault)
+                  [f for f in map(_flight, events) if f is not None], fault)
 
-    def cards_now(self) -> dict:
+    def cards_now(self) -> Json:
         """Hands, kitty and discards as this perspective sees them now (mid-hand)."""
         st, seat, hr = self.rep.state, self.seat, self.hr
         kn = len(hr.kitty)
@@ -202,8 +212,9 @@ class _HandFrames:
                 "disc": texts(v.discards) if seat == v.declarer else None,
                 "dn": v.discard_count}
 
-    def emit(self, cap: str, cards: dict, trick: list, winner: int | None, won: list,
-             scores: list, end: bool, fly: list, fault: list | None) -> None:
+    def emit(self, cap: str, cards: Json, trick: list[list[int | str]], winner: int | None,
+             won: list[int], scores: list[int], end: bool, fly: list[Flight],
+             fault: list[str] | None) -> None:
         self.last = cards
         self.frames.append({
             "h": self.index, "cap": cap, **cards, "trick": trick, "winner": winner,
@@ -212,7 +223,7 @@ class _HandFrames:
             "fault": fault})
 
 
-def _flight(e: ExchangeEvent) -> list | None:
+def _flight(e: ExchangeEvent) -> Flight | None:
     """``[from, to, card or None]`` of a card moved by an exchange event, else None."""
     card = None if e.card is None else card_str(e.card)
     if e.kind in ("demand", "return"):
@@ -223,7 +234,7 @@ def _flight(e: ExchangeEvent) -> list | None:
 
 
 def _move_text(step: Step, labels: list[str], seat: int | None,
-               events: tuple[ExchangeEvent, ...]) -> str:
+               events: Sequence[ExchangeEvent]) -> str:
     """What a decision did, as ``seat`` (None: everybody) saw it."""
     who = labels[step.seat]
     if step.kind == "play":
@@ -233,6 +244,13 @@ def _move_text(step: Step, labels: list[str], seat: int | None,
                                      else "a card")
     if step.contract is not None:
         return f"{who} chooses {contract_name(step.contract)}"
+    return _exchange_text(step, labels, seat, events)
+
+
+def _exchange_text(step: Step, labels: list[str], seat: int | None,
+                   events: Sequence[ExchangeEvent]) -> str:
+    """What an exchange decision did, as ``seat`` (None: everybody) saw it."""
+    who = labels[step.seat]
     if events:
         return "; ".join(event_text(e, tuple(labels)) for e in events)
     if GIVE_BASE <= step.action < GIVE_BASE + 3 * 52:  # a pass-return batch choice

@@ -95,7 +95,8 @@ SCRIPT = r"""
     kb.style.display = db.style.display = f.kn ? "" : "none";
     if (!f.kn) return;
     var who = D.names[h.declarer];
-    kb.querySelector(".lbl").textContent = "kitty: " + (f.kt ? "taken by " + who : "not taken yet") +
+    kb.querySelector(".lbl").textContent = "kitty: " +
+      (f.kt ? "taken by " + who : "not taken yet") +
       (f.kitty === null ? " (not shown to this seat)" : "");
     cardsInto(kb.querySelector(".cards"), f.kitty, f.kn);
     db.querySelector(".lbl").textContent = "discards by " + who + ": " + f.dn +
@@ -146,11 +147,14 @@ SCRIPT = r"""
     if (cur && cur.scrollIntoView) cur.scrollIntoView({block: "nearest"});
     var xl = document.getElementById("exlog");
     clear(xl);
-    V.exchange[STEPS[step].h].slice(0, f.xn).forEach(function (t) { xl.appendChild(el("li", "", t)); });
+    V.exchange[STEPS[step].h].slice(0, f.xn).forEach(function (t) {
+      xl.appendChild(el("li", "", t));
+    });
     if (!f.xn) xl.appendChild(el("li", "", "none so far"));
   }
   function renderSheet(f) {
-    var head = document.querySelector("#sheet thead"), body = document.querySelector("#sheet tbody");
+    var head = document.querySelector("#sheet thead");
+    var body = document.querySelector("#sheet tbody");
     clear(head); clear(body);
     var tr = el("tr");
     ["hand", "contract"].concat(D.names).forEach(function (t) { tr.appendChild(el("th", "", t)); });
@@ -163,7 +167,8 @@ SCRIPT = r"""
       row.appendChild(el("td", "", i < STEPS[step].h || f.contract ? (h.contract || "-") : ""));
       for (var s = 0; s < 3; s++) {
         var p = h.points[s];
-        row.appendChild(el("td", "", done ? (p > 0 ? "+" : "") + p + " (" + h.scores[s] + ")" : ""));
+        row.appendChild(el("td", "",
+                           done ? (p > 0 ? "+" : "") + p + " (" + h.scores[s] + ")" : ""));
       }
       body.appendChild(row);
     });
@@ -190,7 +195,9 @@ SCRIPT = r"""
     }
     setTimeout(done, 1000 + (delay || 0));
   }
-  function seatCards(s) { return document.querySelector('#table .seat[data-seat="' + s + '"] .cards'); }
+  function seatCards(s) {
+    return document.querySelector('#table .seat[data-seat="' + s + '"] .cards');
+  }
   function animate(prev, f, h) {
     if (!motion || !prev || prev.h !== f.h) return;
     var got = {};
@@ -198,14 +205,17 @@ SCRIPT = r"""
       flyCard(m[2], seatCards(m[0]), seatCards(m[1]), 250 * i);
       if (m[2] !== null) got[m[1] + ":" + m[2]] = true;
     });
-    var kbox = document.querySelector("#kitty .cards"), dbox = document.querySelector("#discards .cards");
+    var kbox = document.querySelector("#kitty .cards");
+    var dbox = document.querySelector("#discards .cards");
     if (f.kt && !prev.kt) {
       for (var k = 0; k < f.kn; k++) {
         flyCard(f.kitty ? f.kitty[k] : null, kbox, seatCards(h.declarer), 100 * k);
       }
       (f.kitty || []).forEach(function (c) { got[h.declarer + ":" + c] = true; });
     }
-    if (f.dn > prev.dn) flyCard(f.disc ? f.disc[f.disc.length - 1] : null, seatCards(h.declarer), dbox);
+    if (f.dn > prev.dn) {
+      flyCard(f.disc ? f.disc[f.disc.length - 1] : null, seatCards(h.declarer), dbox);
+    }
     for (var s = 0; s < 3; s++) {
       Array.prototype.forEach.call(seatCards(s).querySelectorAll(".card[data-card]"), function (c) {
         if (got[s + ":" + c.getAttribute("data-card")]) c.className += " got";

@@ -92,20 +92,25 @@ tr.current { background: #fff3bf; }
 </head>
 <body data-step="0" data-hand="1" data-view="{{ persp[0] }}">
 <h1>{{ title }}</h1>
-<p class="meta">preset <b>{{ header.preset }}</b> &middot; seed {{ header.seed.type }}:{{ header.seed.value }}
-&middot; {{ result.hands }} hand{{ "" if result.hands == 1 else "s" }} &middot; termination {{ header.termination }}
+<p class="meta">preset <b>{{ header.preset }}</b> &middot; seed
+{{ header.seed.type }}:{{ header.seed.value }}
+&middot; {{ result.hands }} hand{{ "" if result.hands == 1 else "s" }} &middot; termination
+{{ header.termination }}
 ({{ header.end_reason }}) &middot; {{ header.started_at }} &ndash; {{ header.ended_at }}
 &middot; arena {{ header.arena_version }}, record v{{ header.schema_version }}
 {% if seat is not none %}&middot; <b>view of {{ labels[seat] }}</b> (this file holds only what
 this seat knew; hidden cards face down as ??){% endif %}</p>
 <div id="persp" role="group" aria-label="perspective">show:
-{% for k in persp %}<button type="button" data-view="{{ k }}" aria-pressed="false">{% if k == "all" %}all cards{% else %}seat {{ k }}: {{ labels[k|int] }}{% endif %}</button>
+{% for k in persp %}<button type="button" data-view="{{ k }}"
+ aria-pressed="false">{% if k == "all" %}all cards{% else %}seat {{ k }}: {{ labels[k|int] }}{%
+ endif %}</button>
 {% endfor %}</div>
 <div id="layout">
 <div id="main">
 <div id="table">
 {% for s in range(3) %}<div class="seat" data-seat="{{ s }}"><div class="name"></div>
-<div class="info"><span class="role"></span><span class="won"></span><span class="score"></span></div>
+<div class="info"><span class="role"></span><span class="won"></span><span
+ class="score"></span></div>
 <div class="cards"></div></div>
 {% endfor %}<div id="center"><div id="status"></div><div id="trick"></div>
 <div id="kitty" class="pile"><div class="lbl"></div><div class="cards"></div></div>
@@ -133,25 +138,36 @@ this seat knew; hidden cards face down as ??){% endif %}</p>
 <h2>Seats</h2>
 <table id="seats">
 <tr><th>seat</th><th>bot</th><th>version</th><th class="num">faults</th><th>forfeit</th>
-<th class="num">think time (s)</th><th class="num">ms per decision</th><th class="num">score</th><th class="num">place</th></tr>
-{% for s in header.seats %}<tr data-seat="{{ s.seat }}"><td>{{ s.seat }}</td><td>{{ labels[s.seat] }}</td>
+<th class="num">think time (s)</th><th class="num">ms per decision</th><th class="num">score</th>
+<th class="num">place</th></tr>
+{% for s in header.seats %}<tr data-seat="{{ s.seat }}"><td>{{ s.seat }}</td>
+<td>{{ labels[s.seat] }}</td>
 <td>{{ versions[s.seat] }}</td><td class="num">{{ s.faults }}</td><td>{{ reasons[s.seat] }}</td>
 <td class="num">{{ "%.2f"|format(s.think_ms / 1000) }}</td>
-<td class="num">{{ "%.1f"|format(s.think_ms / s.decisions_asked) if s.decisions_asked else "-" }}</td>
-<td class="num">{{ result.scores[s.seat] }}</td><td class="num">{{ result.placings[s.seat] }}</td></tr>
+<td class="num">{{ "%.1f"|format(s.think_ms / s.decisions_asked) if s.decisions_asked else "-"
+}}</td>
+<td class="num">{{ result.scores[s.seat] }}</td>
+<td class="num">{{ result.placings[s.seat] }}</td></tr>
 {% endfor %}</table>
 <h2>Scores</h2>
-<div class="legend">{% for ln in chart.lines %}<span><i style="background: {{ ln.colour }}"></i>{{ ln.name }}</span>{% endfor %}</div>
+<div class="legend">{% for ln in chart.lines %}<span><i
+ style="background: {{ ln.colour }}"></i>{{ ln.name }}</span>{% endfor %}</div>
 <svg id="chart" xmlns="http://www.w3.org/2000/svg" width="{{ chart.w }}" height="{{ chart.h }}"
      viewBox="0 0 {{ chart.w }} {{ chart.h }}" role="img" aria-label="match score after each hand">
-{% for y, t in chart.yticks %}<line x1="{{ chart.left }}" x2="{{ chart.right }}" y1="{{ y }}" y2="{{ y }}" stroke="#eee"/>
+{% for y, t in chart.yticks %}<line x1="{{ chart.left }}" x2="{{ chart.right }}" y1="{{ y }}"
+ y2="{{ y }}" stroke="#eee"/>
 <text x="{{ chart.left - 4 }}" y="{{ y + 4 }}" text-anchor="end">{{ t }}</text>
-{% endfor %}<line x1="{{ chart.left }}" x2="{{ chart.right }}" y1="{{ chart.zero }}" y2="{{ chart.zero }}" stroke="#999"/>
-{% for x, t in chart.xticks %}<text x="{{ x }}" y="{{ chart.bottom + 16 }}" text-anchor="middle">{{ t }}</text>
+{% endfor %}<line x1="{{ chart.left }}" x2="{{ chart.right }}" y1="{{ chart.zero }}"
+ y2="{{ chart.zero }}" stroke="#999"/>
+{% for x, t in chart.xticks %}<text x="{{ x }}" y="{{ chart.bottom + 16 }}"
+ text-anchor="middle">{{ t }}</text>
 {% endfor %}<text x="{{ chart.right }}" y="{{ chart.h - 1 }}" text-anchor="end">hand</text>
-<line id="chart-cur" x1="{{ chart.left }}" x2="{{ chart.left }}" y1="{{ chart.top }}" y2="{{ chart.bottom }}" stroke="#f3c623" stroke-width="6" opacity=".6"/>
-{% for ln in chart.lines %}<polyline fill="none" stroke="{{ ln.colour }}" stroke-width="2" points="{{ ln.points }}"/>
-{% for x, y, t in ln.dots %}<circle cx="{{ x }}" cy="{{ y }}" r="3" fill="{{ ln.colour }}"><title>{{ t }}</title></circle>
+<line id="chart-cur" x1="{{ chart.left }}" x2="{{ chart.left }}" y1="{{ chart.top }}"
+ y2="{{ chart.bottom }}" stroke="#f3c623" stroke-width="6" opacity=".6"/>
+{% for ln in chart.lines %}<polyline fill="none" stroke="{{ ln.colour }}" stroke-width="2"
+ points="{{ ln.points }}"/>
+{% for x, y, t in ln.dots %}<circle cx="{{ x }}" cy="{{ y }}" r="3"
+ fill="{{ ln.colour }}"><title>{{ t }}</title></circle>
 {% endfor %}{% endfor %}</svg>
 <table id="sheet"><thead></thead><tbody></tbody></table>
 <script type="application/json" id="replay-data">{{ data }}</script>

@@ -17,7 +17,7 @@ actions are stored as text (``"10H"``, ``"trump:S"``, ``"give:2:AS"``, see
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
@@ -25,7 +25,7 @@ from ..rules import SUITS, action_str, card_str, parse_action, parse_card
 from ..rules.errors import CardParseError
 
 #: the schema version this code writes and reads
-SCHEMA_VERSION = 1
+SCHEMA_VERSION: Final = 1
 
 
 def _card_text(value: Any) -> str:

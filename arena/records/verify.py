@@ -24,14 +24,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..match import FAULT_KINDS, fallback_action, placings_with_forfeits
-from ..rules import (Decision, DealError, RulesConfig, RulesError, action_str, card_str,
-                     contract_name, make_config, parse_action, parse_card)
+from ..rules import (Decision, DealError, ExchangeEvent, RulesConfig, RulesError, TrickRecord,
+                     action_str, card_str, contract_name, make_config, parse_action,
+                     parse_card)
 from ..rules.deal import seeded_deal
 from ..rules.history import HandSummary
 from .build import exchange_record
 from .errors import RecordError, RecordMismatch
-from .models import HandRecord, MatchRecord
-from .simulate import Replayer, deal_by_seat, deal_from_seats
+from .models import DecisionRecord, HandRecord, MatchRecord
+from .replayer import Replayer, deal_by_seat, deal_from_seats
 
 
 def rules_of(record: MatchRecord) -> RulesConfig:
@@ -131,26 +132,7 @@ class _Verifier:
             if st.decision is Decision.PLAY and not pre_play_checked:
                 self.pre_play(hr, list(st.events), list(st.discards), where)
                 pre_play_checked = True
-            self.same(dw, "seat", st.current_seat, d.seat, seats=True)
-            self.same(dw, "kind", st.decision.value, d.kind)
-            try:
-                code = parse_action(d.action)
-            except (RulesError, AttributeError):
-                raise RecordMismatch(dw, "action", message=f"{dw}: action: not an action: "
-                                     f"{d.action!r}") from None
-            legal = list(st.legal_actions())
-            if not st.is_legal(code):
-                shown = " ".join(action_str(a) for a in legal)
-                raise RecordMismatch(dw, "action", message=(
-                    f"{dw}: action: {d.action} by seat {self.seat(d.seat)} is not legal in "
-                    f"phase {d.kind}; legal: [{shown}]"))
-            if d.fault is not None and d.fault not in FAULT_KINDS:
-                self.same(dw, "fault", "one of " + "/".join(FAULT_KINDS), d.fault)
-            if d.fault is not None and not d.fallback:
-                self.same(dw, "fallback", True, d.fallback)
-            if d.fallback:
-                expected = action_str(fallback_action(self.seed, index, legal))
-                self.same(dw, "action (fallback's choice)", expected, d.action)
+            code = self.decision(rep, d, dw, index)
             try:
                 step = rep.step(code)
             except DealError as exc:  # the next hand's recorded deal does not fit the rules
@@ -168,6 +150,39 @@ class _Verifier:
             raise RecordMismatch(where, "decisions", message=(
                 f"{where}: decisions: the hand is incomplete after {len(hr.decisions)} "
                 f"recorded decisions ({waiting})"))
+        self.hand_end(hr, facts, where, pre_play_checked)
+        return index
+
+    def decision(self, rep: Replayer, d: DecisionRecord, dw: str, index: int) -> int:
+        """Check one recorded decision against the position before it (seat, kind, a legal
+        action, a known fault, the fallback's choice); its action code. ``dw`` names it in
+        messages; ``index`` is its index in the match (the fallback's seed)."""
+        st = rep.state
+        self.same(dw, "seat", st.current_seat, d.seat, seats=True)
+        self.same(dw, "kind", st.decision.value, d.kind)
+        try:
+            code = parse_action(d.action)
+        except (RulesError, AttributeError):
+            raise RecordMismatch(dw, "action", message=f"{dw}: action: not an action: "
+                                 f"{d.action!r}") from None
+        legal = list(st.legal_actions())
+        if not st.is_legal(code):
+            shown = " ".join(action_str(a) for a in legal)
+            raise RecordMismatch(dw, "action", message=(
+                f"{dw}: action: {d.action} by seat {self.seat(d.seat)} is not legal in "
+                f"phase {d.kind}; legal: [{shown}]"))
+        if d.fault is not None and d.fault not in FAULT_KINDS:
+            self.same(dw, "fault", "one of " + "/".join(FAULT_KINDS), d.fault)
+        if d.fault is not None and not d.fallback:
+            self.same(dw, "fallback", True, d.fallback)
+        if d.fallback:
+            expected = action_str(fallback_action(self.seed, index, legal))
+            self.same(dw, "action (fallback's choice)", expected, d.action)
+        return code
+
+    def hand_end(self, hr: HandRecord, facts: HandSummary, where: str,
+                 pre_play_checked: bool) -> None:
+        """Check the recorded facts of a finished hand against the engine's summary."""
         if not pre_play_checked:
             self.pre_play(hr, list(facts.events), list(facts.discards), where)
         self.same(where, "contract", contract_name(facts.contract), hr.contract)
@@ -178,7 +193,6 @@ class _Verifier:
         self.same(where, "tricks_won", facts.tricks_won, tuple(hr.tricks_won))
         self.same(where, "points", facts.points, tuple(hr.points))
         self.same(where, "scores", facts.scores, tuple(hr.scores))
-        return index
 
     def deal(self, hr: HandRecord, where: str) -> None:
         if self.rec.header.deals != "seeded":
@@ -193,21 +207,22 @@ class _Verifier:
     def _cards_same(self, where: str, field: str, want: list[str], got: list[str]) -> None:
         if want == got:
             return
-        for i, (a, b) in enumerate(zip(want, got), start=1):
+        for i, (a, b) in enumerate(zip(want, got, strict=False), start=1):
             if a != b:
                 raise RecordMismatch(where, field, message=(
                     f"{where}: {field}, card {i}: expected {a}, found {b}"))
         self.same(where, f"{field} (count)", len(want), len(got))
 
-    def pre_play(self, hr: HandRecord, events: list, discards: list[int], where: str) -> None:
+    def pre_play(self, hr: HandRecord, events: list[ExchangeEvent], discards: list[int],
+                 where: str) -> None:
         want = [exchange_record(e).model_dump(exclude_none=True) for e in events]
         got = [e.model_dump(exclude_none=True) for e in hr.exchange]
-        for i, (a, b) in enumerate(zip(want, got), start=1):
+        for i, (a, b) in enumerate(zip(want, got, strict=False), start=1):
             self.same(f"{where}, exchange event {i}", "event", _ev(a), _ev(b))
         self.same(f"{where}", "exchange events (count)", len(want), len(got))
         self.same(where, "discards", _texts(discards), list(hr.discards))
 
-    def trick(self, hr: HandRecord, number: int, tr) -> None:
+    def trick(self, hr: HandRecord, number: int, tr: TrickRecord) -> None:
         where = f"hand {hr.hand}, trick {number}"
         if number > len(hr.tricks):
             raise RecordMismatch(where, "trick", message=f"{where}: missing from the record")
@@ -229,10 +244,13 @@ class _Verifier:
         self.same("header", "end_reason", st.end_reason, head.end_reason)
         self.same("result", "twelve_trick_winner", st.twelve_trick_winner,
                   res.twelve_trick_winner)
+        placings = st.placings
+        if placings is None:   # set by the engine when the match ends
+            raise RecordError("result: the engine's finished match has no placings")
         self.same("result", "scores", tuple(st.scores), tuple(res.scores))
-        self.same("result", "engine_placings", tuple(st.placings), tuple(res.engine_placings))
+        self.same("result", "engine_placings", tuple(placings), tuple(res.engine_placings))
         forfeited = [s.forfeited for s in head.seats]
-        self.same("result", "placings", placings_with_forfeits(st.placings, forfeited),
+        self.same("result", "placings", placings_with_forfeits(placings, forfeited),
                   tuple(res.placings))
         self.same("header", "termination", "forfeit" if any(forfeited) else "normal",
                   head.termination)
@@ -242,7 +260,7 @@ class _Verifier:
             self.same(f"header, seat {self.seat(s)}", "faults", faults, head.seats[s].faults)
 
 
-def _ev(d: dict) -> str:
+def _ev(d: dict[str, object]) -> str:
     """Compact text of an exchange event dict for messages."""
     return " ".join(f"{k}={v}" for k, v in d.items())
 

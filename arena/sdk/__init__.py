@@ -18,41 +18,54 @@ A bot is a small program::
 Run it with ``ARENA_TOKEN=T python my_bot.py --arena 127.0.0.1:50051`` (``--token`` also works
 but puts the secret on the command line, visible to every local user; the arena starts bots
 with ``--arena`` and the token in ``ARENA_TOKEN`` only). ``run`` connects to the arena's gRPC
-server, registers, answers every decision request with ``player.decide(view)`` and returns when the arena closes
-the stream (exit status 0) or on SIGTERM/SIGINT. See ``docs/protocol.md``.
+server, registers, answers every decision request with ``player.decide(view)`` and returns
+when the arena closes the stream (exit status 0) or on SIGTERM/SIGINT. See ``docs/protocol.md``.
 
 Simulation helpers re-exported from the rules engine: :func:`sample_state` (a full
 ``MatchState`` consistent with a view, for Monte Carlo search), :func:`action_str`,
 :func:`parse_action`, :func:`card_str`, :func:`parse_card`, :func:`rank_of` (0 = 2 ..
 12 = ace), :func:`suit_of` (0..3 = S H D C), :class:`MatchState`,
-:class:`Decision`, :class:`View`.
+:class:`Decision`, :class:`View`. The types a bot sees (:class:`MatchInfo`, :class:`MatchEnd`,
+:class:`View`, ...) are also in :mod:`arena.sdk.types`.
 """
 
 from __future__ import annotations
 
-from ..match.bot import MatchEnd, MatchInfo
-from ..rules import (Decision, MatchState, RulesConfig, action_str, card_str, make_config,
-                     parse_action, parse_card, rank_of, suit_of)
+from typing import TYPE_CHECKING, Any
+
+from ..rules import (MatchState, action_str, card_str, make_config, parse_action, parse_card,
+                     rank_of, suit_of)
 from ..rules.sample import sample_state
-from ..rules.view import View
-from .client import run
 from .player import Player
+from .types import Decision, MatchEnd, MatchInfo, RulesConfig, View
+
+if TYPE_CHECKING:
+    from .client import run
 
 __all__ = [
-                     "Decision",
-                     "MatchEnd",
-                     "MatchInfo",
-                     "MatchState",
-                     "Player",
-                     "RulesConfig",
-                     "View",
-                     "action_str",
-                     "card_str",
-                     "make_config",
-                     "parse_action",
-                     "parse_card",
-                     "rank_of",
-                     "run",
-                     "sample_state",
-                     "suit_of",
+    "Decision",
+    "MatchEnd",
+    "MatchInfo",
+    "MatchState",
+    "Player",
+    "RulesConfig",
+    "View",
+    "action_str",
+    "card_str",
+    "make_config",
+    "parse_action",
+    "parse_card",
+    "rank_of",
+    "run",
+    "sample_state",
+    "suit_of",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``run`` is loaded on first use: it brings grpc, which :mod:`.types` (imported by the
+    arena's match runner) must not."""
+    if name == "run":
+        from .client import run
+        return run
+    raise AttributeError(f"module 'arena.sdk' has no attribute {name!r}")

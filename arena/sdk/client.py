@@ -43,13 +43,14 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from types import FrameType
+from typing import Any, SupportsIndex
 
 import grpc
 
 from .. import __version__
-from ..match.bot import MatchInfo
+from .types import MatchInfo
 from ..protocol import PROTOCOL_VERSION
 from ..protocol._gen.threefiveeight.v1 import arena_pb2 as pb
 from ..protocol.convert import (
@@ -65,6 +66,8 @@ from .player import Player
 log = logging.getLogger("arena.sdk")
 
 PLAY_METHOD = "/threefiveeight.v1.ArenaService/Play"
+#: what ``signal.signal`` returns and accepts
+_Handler = Callable[[int, FrameType | None], object] | int | signal.Handlers | None
 
 #: exit statuses of a bot process (``run`` raises ``SystemExit`` with the non-zero ones)
 EXIT_OK, EXIT_CONNECTION, EXIT_USAGE, EXIT_REJECTED = 0, 1, 2, 3
@@ -175,10 +178,10 @@ class _Session:
         elif kind == "decision":
             self._on_decision(msg.decision)
         elif kind == "rejection":
-            r = msg.rejection
-            log.warning("arena rejected request %d (%s): %s", r.request_id,
-                        pb.RejectionReason.Name(r.reason).removeprefix("REJECTION_REASON_"),
-                        r.detail)
+            rejection = msg.rejection
+            log.warning("arena rejected request %d (%s): %s", rejection.request_id,
+                        pb.RejectionReason.Name(rejection.reason).removeprefix(
+                            "REJECTION_REASON_"), rejection.detail)
         elif kind == "match_end":
             self._on_match_end(msg.match_end)
         elif kind == "goodbye":
@@ -262,9 +265,9 @@ class _Session:
             log.warning("decide took %.0f ms on request %d (time allowed %d ms)", ms, rid,
                         time_ms)
         try:
-            if isinstance(action, bool):
-                raise TypeError("a bool is not an action code")
-            code = operator.index(action)  # type: ignore[arg-type]
+            if isinstance(action, bool) or not isinstance(action, SupportsIndex):
+                raise TypeError("not an action code")
+            code = operator.index(action)
             text = action_to_text(code)
         except (TypeError, ConversionError):
             log.error("decide returned %r, not an action code", action)
@@ -322,7 +325,9 @@ async def _play(call: Any, session: _Session, inbox: asyncio.Queue[object]) -> N
             return
         if isinstance(item, grpc.RpcError):
             raise item
-        if not session.handle(item):  # type: ignore[arg-type]
+        if not isinstance(item, pb.ArenaMessage):   # the reader queues nothing else
+            raise TypeError(f"unexpected item in the inbox: {item!r:.80}")
+        if not session.handle(item):
             return
         await session.finish_awaiting()
         while session.out:
@@ -353,65 +358,91 @@ def _serve(player: Player, args: argparse.Namespace) -> int:
     return asyncio.run(_serve_async(player, args))
 
 
+class _Stopper:
+    """SIGTERM / SIGINT while serving (in the main thread only): the first cancels the serving
+    task, which ends once the current ``decide`` returns; a second exits at once. A context
+    manager: the previous handlers are restored on exit."""
+
+    def __init__(self) -> None:
+        self.task = asyncio.current_task()
+        self.loop = asyncio.get_running_loop()
+        self.stopping = False
+        self.saved: dict[signal.Signals, _Handler] = {}
+
+    def __call__(self, signum: int, _frame: FrameType | None) -> None:
+        if self.stopping:  # a second signal: do not wait for decide to finish
+            raise SystemExit(EXIT_OK)
+        self.stopping = True
+        log.info("received %s: leaving", signal.Signals(signum).name)
+        if self.task is not None:
+            self.loop.call_soon_threadsafe(self.task.cancel)
+
+    def __enter__(self) -> _Stopper:
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                self.saved[sig] = signal.signal(sig, self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self.saved.items():
+            signal.signal(sig, handler)
+
+
 async def _serve_async(player: Player, args: argparse.Namespace) -> int:
     name = args.name or player.name
     session = _Session(player, name)
-    main_task = asyncio.current_task()
-    loop = asyncio.get_running_loop()
-    stopping = False
-    restore: dict[signal.Signals, Any] = {}
+    with _Stopper() as stopper:
+        try:
+            return await _connect(args, player, name, session)
+        except asyncio.CancelledError:
+            if stopper.stopping:
+                return EXIT_OK
+            raise
 
-    def on_signal(signum: int, _frame: object) -> None:
-        nonlocal stopping
-        if stopping:  # a second signal: do not wait for decide to finish
-            raise SystemExit(EXIT_OK)
-        stopping = True
-        log.info("received %s: leaving", signal.Signals(signum).name)
-        if main_task is not None:
-            loop.call_soon_threadsafe(main_task.cancel)
 
-    if threading.current_thread() is threading.main_thread():
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            restore[sig] = signal.signal(sig, on_signal)
-    try:
-        async with _channel(args) as channel:
-            try:
-                await asyncio.wait_for(channel.channel_ready(), args.connect_timeout)
-            except TimeoutError:
-                log.error("cannot reach the arena at %s within %g s", args.arena,
-                          args.connect_timeout)
-                return EXIT_CONNECTION
-            call = channel.stream_stream(
-                PLAY_METHOD, request_serializer=pb.BotMessage.SerializeToString,
-                response_deserializer=pb.ArenaMessage.FromString)()
-            inbox: asyncio.Queue[object] = asyncio.Queue()
-            reader = asyncio.create_task(_read_ahead(call, inbox))
-            try:
-                await call.write(pb.BotMessage(register=pb.RegisterRequest(
-                    name=name, version=str(player.version), protocol_version=PROTOCOL_VERSION,
-                    token=args.token, client=f"arena-sdk-python/{__version__}")))
-                await _play(call, session, inbox)
-            except grpc.RpcError as exc:
-                if session.rejected:  # the status that follows a rejected registration
-                    return EXIT_REJECTED
-                if session.goodbye or await _ended_by_arena(reader, inbox, session):
-                    return EXIT_OK
-                log.error("connection to the arena lost: %s %s", exc.code().name,
-                          exc.details())
-                return EXIT_CONNECTION
-            finally:
-                reader.cancel()
-                call.cancel()
-        if session.rejected:
-            return EXIT_REJECTED
-        if not session.registered:
-            log.error("the arena closed the stream before accepting the registration")
+async def _connect(args: argparse.Namespace, player: Player, name: str,
+                   session: _Session) -> int:
+    """Connect, register and serve until the stream ends; the exit status."""
+    async with _channel(args) as channel:
+        try:
+            await asyncio.wait_for(channel.channel_ready(), args.connect_timeout)
+        except TimeoutError:
+            log.error("cannot reach the arena at %s within %g s", args.arena,
+                      args.connect_timeout)
             return EXIT_CONNECTION
-        return EXIT_OK
-    except asyncio.CancelledError:
-        if stopping:
+        status = await _stream(channel, args, player, name, session)
+    if status is not None:
+        return status
+    if session.rejected:
+        return EXIT_REJECTED
+    if not session.registered:
+        log.error("the arena closed the stream before accepting the registration")
+        return EXIT_CONNECTION
+    return EXIT_OK
+
+
+async def _stream(channel: grpc.aio.Channel, args: argparse.Namespace, player: Player,
+                  name: str, session: _Session) -> int | None:
+    """Open the Play stream, register and play; an exit status when the stream broke, None
+    when it ended normally."""
+    call = channel.stream_stream(
+        PLAY_METHOD, request_serializer=pb.BotMessage.SerializeToString,
+        response_deserializer=pb.ArenaMessage.FromString)()
+    inbox: asyncio.Queue[object] = asyncio.Queue()
+    reader = asyncio.create_task(_read_ahead(call, inbox))
+    try:
+        await call.write(pb.BotMessage(register=pb.RegisterRequest(
+            name=name, version=str(player.version), protocol_version=PROTOCOL_VERSION,
+            token=args.token, client=f"arena-sdk-python/{__version__}")))
+        await _play(call, session, inbox)
+    except grpc.RpcError as exc:
+        if session.rejected:  # the status that follows a rejected registration
+            return EXIT_REJECTED
+        if session.goodbye or await _ended_by_arena(reader, inbox, session):
             return EXIT_OK
-        raise
+        log.error("connection to the arena lost: %s %s", exc.code().name, exc.details())
+        return EXIT_CONNECTION
     finally:
-        for sig, handler in restore.items():
-            signal.signal(sig, handler)
+        reader.cancel()
+        call.cancel()
+    return None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import abc
 
-from ..match.bot import MatchEnd, MatchInfo
+from .types import MatchEnd, MatchInfo
 from ..rules.view import View
 
 
@@ -52,6 +52,8 @@ class Player(abc.ABC):
     def on_match_start(self, info: MatchInfo) -> None:
         """Called when a match starts (``info``: match id, rules, seat, names, time per
         decision in ms). Default: nothing."""
+        return None
 
     def on_match_end(self, end: MatchEnd) -> None:
         """Called when a match ends (``end``: scores, placings, reason). Default: nothing."""
+        return None

@@ -28,8 +28,9 @@ tables in the covering go to the bots with the fewest tables so far, so tables p
 differ by at most one (tested for N = 3..40, L = 1..3 in ``tests/tournament/test_balanced.py``).
 
 Everything is a pure function of (bot names, seed, L): bots are mapped to design points in the
-order of ``SHA-256(seed, copy, name)`` (after the load balancing just described), so which bots meet is fixed by the seed and not by the order of
-the config file, and the same inputs always give the same tables.
+order of ``SHA-256(seed, copy, name)`` (after the load balancing just described), so which
+bots meet is fixed by the seed and not by the order of the config file, and the same inputs
+always give the same tables.
 """
 
 from __future__ import annotations
@@ -38,9 +39,16 @@ from collections.abc import Sequence
 
 from ..rules.deal import derive_seed
 
-__all__ = ["balanced_tables", "covering_design", "covering_size", "has_steiner_system", "steiner_triple_system"]
+__all__ = ["balanced_tables", "covering_design", "covering_size", "has_steiner_system",
+           "steiner_triple_system"]
 
 Table = tuple[int, int, int]
+
+
+def _ascending(t: Table) -> Table:
+    """The table's points in ascending order."""
+    a, b, c = sorted(t)
+    return a, b, c
 
 
 def has_steiner_system(n: int) -> bool:
@@ -51,7 +59,9 @@ def has_steiner_system(n: int) -> bool:
 def _bose(n: int) -> list[Table]:
     v = n // 3
     half = (v + 1) // 2
-    pt = lambda x, i: x + v * (i % 3)  # noqa: E731
+
+    def pt(x: int, i: int) -> int:
+        return x + v * (i % 3)
     out = [(pt(x, 0), pt(x, 1), pt(x, 2)) for x in range(v)]
     for i in range(3):
         for x in range(v):
@@ -64,7 +74,9 @@ def _skolem(n: int) -> list[Table]:
     m = (n - 1) // 3          # order of the half-idempotent quasigroup (even)
     h = m // 2
     inf = n - 1
-    pt = lambda x, i: x + m * (i % 3)  # noqa: E731
+
+    def pt(x: int, i: int) -> int:
+        return x + m * (i % 3)
 
     def op(x: int, y: int) -> int:
         s = (x + y) % m
@@ -90,7 +102,7 @@ def steiner_triple_system(n: int) -> list[Table]:
     if not has_steiner_system(n):
         raise ValueError(f"no Steiner triple system on {n} points (needs n = 1 or 3 mod 6)")
     raw = _bose(n) if n % 6 == 3 else _skolem(n)
-    return sorted(tuple(sorted(t)) for t in raw)  # type: ignore[misc]
+    return sorted(map(_ascending, raw))
 
 
 def _matching_tables(extra: int, points: Sequence[int], spare: int) -> list[Table]:
@@ -133,9 +145,9 @@ def covering_design(n: int) -> list[Table]:
         out = steiner_triple_system(n - 1) + _matching_tables(n - 1, range(n - 1), 0)
     else:
         x, y, w = n - 2, n - 1, n - 3
-        out = steiner_triple_system(n - 2) + [(x, w, y)]
+        out = [*steiner_triple_system(n - 2), (x, w, y)]
         out += _matching_tables(x, range(n - 3), 0) + _matching_tables(y, range(n - 3), 1)
-    return sorted(tuple(sorted(t)) for t in out)  # type: ignore[misc]
+    return sorted(map(_ascending, out))
 
 
 def covering_size(n: int) -> int:
@@ -186,7 +198,7 @@ def balanced_tables(bots: Sequence[str], pair_meetings: int,
         # among equals), so that the copies even out the covering's uneven loads
         free = sorted(_order(bots, seed, copy), key=load.__getitem__)
         label = [""] * n
-        for point, name in zip(busiest_points, free):
+        for point, name in zip(busiest_points, free, strict=True):
             label[point] = name
         for t in design:
             out.append(_named(t, label, position))

@@ -51,7 +51,7 @@ import re
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import (BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr,
                       ValidationError, field_validator, model_validator)
@@ -62,6 +62,9 @@ from ..rules.config import PRESETS
 from ..safetext import printable
 from ..sandbox.config import BotSandbox, SandboxConfig
 from .problems import MAX_MATCHES, Problem, cross_problems, field_problems
+
+if TYPE_CHECKING:
+    from ..protocol.tls import TlsConfig
 
 
 class ConfigError(UserError):
@@ -165,7 +168,7 @@ class ServerSection(_Strict):
                 raise ValueError(f"{field}: no such file: {path}")
         return self
 
-    def tls_config(self):
+    def tls_config(self) -> TlsConfig | None:
         """The server's :class:`arena.protocol.tls.TlsConfig`, None without TLS."""
         if self.tls_cert is None or self.tls_key is None:
             return None

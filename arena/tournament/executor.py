@@ -2,19 +2,28 @@
 
 The runner (``runner.py``) keeps the schedule, the store, the records, standings and progress;
 a **match executor** plays one scheduled match and hands back a :class:`PlayedMatch` (the store
-row and the record file's bytes). ``LocalExecutor`` (``runner.py``) plays in this process with
-one gRPC server and one bot pool; ``RayExecutor`` (``arena/cluster/``) on Ray actors, each with
-its own server and pool on its node. The runner writes what an executor returns, so a match is
-stored whole or not at all, whichever executor played it.
+row and the record file's bytes, :func:`played_from_result`). ``LocalExecutor`` (``local.py``)
+plays in this process with one gRPC server and one bot pool; ``RayExecutor``
+(``arena/cluster/``) on Ray actors, each with its own server and pool on its node. The runner
+writes what an executor returns, so a match is stored whole or not at all, whichever executor
+played it.
 """
 
 from __future__ import annotations
 
+import gzip
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
+from ..match import MatchResult
+from ..records import record_from_result
+from ..records.codec import dumps_record
+from ..sandbox import Usage
 from .schedule import ScheduledMatch
 from .store import ResultRow
+
+_T = TypeVar("_T")
 
 
 def record_relpath(match_id: str) -> str:
@@ -56,3 +65,34 @@ class MatchExecutor(Protocol):
     async def play(self, m: ScheduledMatch) -> PlayedMatch: ...
 
     async def close(self) -> None: ...
+
+
+def result_row(m: ScheduledMatch, result: MatchResult, record: str,
+               usage: list[Usage | None] | None = None) -> ResultRow:
+    """The store row of a finished match (``usage``: per seat, the sandbox's accounting)."""
+    usage = usage or [None, None, None]
+    return ResultRow(
+        m.match_id, m.block_id, m.seats, result.termination, _three(result.placings),
+        result.scores, _three(result.faults), _three(result.forfeited),
+        _three(result.forfeit_reasons), result.state.end_reason, result.state.hand_number,
+        _three(result.decisions_asked), _three([round(t, 3) for t in result.think_ms]), record,
+        _three([u.cpu_s if u else None for u in usage]),
+        _three([u.peak_mib if u else None for u in usage]))
+
+
+def _three(values: Sequence[_T]) -> tuple[_T, _T, _T]:
+    """Per-seat values as a 3-tuple. Raises ValueError when there are not three."""
+    first, second, third = values
+    return first, second, third
+
+
+def played_from_result(m: ScheduledMatch, result: MatchResult,
+                       usage: list[Usage | None] | None = None) -> PlayedMatch:
+    """The store row and record bytes of ``result`` (the bytes ``write_record`` would write:
+    gzip with ``mtime=0``, so equal games give equal files); ``usage``: per seat, the
+    sandbox's CPU / peak-memory accounting."""
+    data = gzip.compress(dumps_record(record_from_result(result)).encode("utf-8"),
+                         compresslevel=6, mtime=0)
+    return PlayedMatch(result_row(m, result, record_relpath(m.match_id), usage),
+                       result.started_at,
+                       result.ended_at, data)

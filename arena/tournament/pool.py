@@ -43,15 +43,13 @@ from ..protocol.errors import redact
 from ..safetext import printable
 from .config import BotEntry
 from .peercheck import check_peer
-from .processes import LIVE_GROUPS, describe_exit, kill_all_now, spawn, terminate
+from .processes import describe_exit, spawn, terminate
 from .reaper import INSTANCE_ENV, ProcessRecord, kill_leftovers, start_ticks
 
 __all__ = [
-    "LIVE_GROUPS",
     "BotPool",
     "UnavailableBot",
     "bot_argv",
-    "kill_all_now",
     "last_log_line",
     "safe_filename",
 ]

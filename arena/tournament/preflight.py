@@ -52,20 +52,28 @@ def check_command(argv: Sequence[str], cwd: str | None, env: dict[str, str]) -> 
     base = Path(cwd) if cwd else Path.cwd()
     if cwd and not base.is_dir():
         return f"its working directory {cwd} does not exist"
-    prog = argv[0]
+    why = _program_problem(argv[0], base, env)
+    if why is not None:
+        return why
+    script = _script(argv)
+    if script is not None and not (base / script).is_file():
+        return f"its script {script} does not exist (looked in {base})"
+    return None
+
+
+def _program_problem(prog: str, base: Path, env: dict[str, str]) -> str | None:
+    """Why the program ``prog`` (a path relative to ``base``, or a name looked up on the
+    ``PATH`` of ``env``) cannot be executed, or None."""
     if "/" in prog:
         path = base / prog
         if not path.is_file():
             return f"{prog} does not exist (looked in {base})"
         if not os.access(path, os.X_OK):
             return f"{prog} is not executable (chmod +x it, or run it with its interpreter)"
-    else:
-        search = env.get("PATH", os.environ.get("PATH", os.defpath))
-        if shutil.which(prog, path=search) is None:
-            return f"{prog!r} is not a program on the PATH"
-    script = _script(argv)
-    if script is not None and not (base / script).is_file():
-        return f"its script {script} does not exist (looked in {base})"
+        return None
+    search = env.get("PATH", os.environ.get("PATH", os.defpath))
+    if shutil.which(prog, path=search) is None:
+        return f"{prog!r} is not a program on the PATH"
     return None
 
 

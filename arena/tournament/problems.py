@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from ..rules import RulesConfigError, config_from_options
 from ..rules.config import DEFAULT_PRESET, PRESETS
@@ -88,7 +89,7 @@ def field_problems(exc: ValidationError, data: Any, model: type[BaseModel]) -> l
     """Every error of ``exc`` (raised validating ``data`` with ``model``) as ``(where,
     message)``, in the order pydantic found them. Model-level checks (empty location) are
     left to :func:`cross_problems`."""
-    grouped: dict[str, list[dict[str, Any]]] = {}
+    grouped: dict[str, list[ErrorDetails]] = {}
     for err in exc.errors():
         if not err["loc"]:
             continue
@@ -176,7 +177,7 @@ def _gauntlet_problems(gauntlet: dict[str, Any], bots: list[Any]) -> list[Proble
     return []
 
 
-def _cluster_problems(data: dict) -> list[Problem]:
+def _cluster_problems(data: dict[str, Any]) -> list[Problem]:
     """Remote bots cannot join a Ray run: each worker has its own arena server (issue 15)."""
     cluster, bots = data.get("cluster"), data.get("bots")
     if (isinstance(cluster, dict) and cluster.get("backend") == "ray" and isinstance(bots, list)

@@ -6,11 +6,17 @@ pid. The supervisor ends the bot's whole process tree when the arena dies, when 
 (its leftover children), or on request (see its docstring). Ending an instance
 (:func:`terminate`): SIGTERM to the supervisor, which passes it to the bot and SIGKILLs what is
 left after the grace; if the supervisor itself does not exit in time, the group is SIGKILLed.
+
+:data:`LIVE_GROUPS` lists the process groups of every live instance this process started;
+:func:`kill_all_now` ends them all synchronously (the last line of defence after a second
+Ctrl-C). A Ray worker sets :attr:`LiveGroups.listener` to mirror the list to its reaper
+(:mod:`arena.cluster.worker`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import sys
@@ -24,8 +30,44 @@ KILL_NOW = signal.SIGUSR1
 #: seconds a bot has to exit after SIGTERM before it is SIGKILLed
 TERM_GRACE_S = 2.0
 
-#: process-group ids (= supervisor pids) of every live bot instance this arena started
-LIVE_GROUPS: set[int] = set()
+
+
+class LiveGroups:
+    """Process-group ids (= supervisor pids) of the live bot instances this process started.
+
+    ``listener``, when set, is called after each change with ``"+"`` (added) or ``"-"``
+    (removed) and the group id; it must not raise.
+    """
+
+    def __init__(self) -> None:
+        self._groups: set[int] = set()
+        self.listener: Callable[[str, int], None] | None = None
+
+    def add(self, pgid: int) -> None:
+        """Record a started group."""
+        self._groups.add(pgid)
+        if self.listener is not None:
+            self.listener("+", pgid)
+
+    def discard(self, pgid: int) -> None:
+        """Forget a group whose processes have ended (nothing when it is not listed)."""
+        self._groups.discard(pgid)
+        if self.listener is not None:
+            self.listener("-", pgid)
+
+    def snapshot(self) -> list[int]:
+        """The groups listed now."""
+        return list(self._groups)
+
+    def __contains__(self, pgid: object) -> bool:
+        return pgid in self._groups
+
+    def __len__(self) -> int:
+        return len(self._groups)
+
+
+#: the live bot instances of this process (see :class:`LiveGroups`)
+LIVE_GROUPS = LiveGroups()
 
 
 def supervised(argv: Sequence[str], grace_s: float = TERM_GRACE_S) -> list[str]:
@@ -66,10 +108,8 @@ def describe_exit(returncode: int | None) -> str:
 
 
 def _signal(pid: int, sig: int, group: bool = False) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         (os.killpg if group else os.kill)(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 async def terminate(proc: asyncio.subprocess.Process, grace_s: float = TERM_GRACE_S) -> None:
@@ -103,7 +143,7 @@ def kill_all_now(wait_s: float = 1.0) -> None:
     """End every bot instance still alive, synchronously: the supervisors are told to SIGKILL
     their trees at once, and after up to ``wait_s`` seconds every group is SIGKILLed. The last
     line of defence when asynchronous cleanup was itself interrupted (a second Ctrl-C)."""
-    groups = list(LIVE_GROUPS)
+    groups = LIVE_GROUPS.snapshot()
     for pgid in groups:
         _signal(pgid, KILL_NOW)
     deadline = time.monotonic() + wait_s

@@ -4,9 +4,10 @@ schedule options.
 With ``schedule="all-tables"`` (the default) every 3-bot table of the N >= 3 bots
 (``C(N, 3)`` tables) plays; with ``schedule="balanced"`` only the tables of
 :func:`.balanced.balanced_tables`, in which every pair of bots meets ``pair_meetings`` times
-(``L * N(N-1)/6`` tables when a Steiner triple system exists). Every table plays ``deals_per_table`` deals; each
-deal is played in all 6 seatings (3! permutations: every bot deals first, i.e. sits in seat 0,
-twice), the 6 matches forming one duplicate **block** (DESIGN.md; the ACPC 3-player duplicate).
+(``L * N(N-1)/6`` tables when a Steiner triple system exists). Every table plays
+``deals_per_table`` deals; each deal is played in all 6 seatings (3! permutations: every bot
+deals first, i.e. sits in seat 0, twice), the 6 matches forming one duplicate **block**
+(docs/architecture.md; the ACPC 3-player duplicate).
 A deal's seed is SHA-256 of (tournament seed, table's bot names, deal index), so the same cards
 come in every seating; since every hand's deal derives from the match seed, later hands are
 duplicated too (their play diverges after hand 1 through the exchanges).

@@ -29,6 +29,7 @@ a few tens of milliseconds with ``-I -S``.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
@@ -85,12 +86,10 @@ class Supervisor:
             self.killing = True
         elif signum in STOP_SIGNALS and self.deadline is None:
             self.deadline = time.monotonic() + self.grace_s
-            for send in (lambda: os.killpg(os.getpgrp(), signal.SIGTERM),
-                         lambda: os.kill(self.bot, signal.SIGTERM)):
-                try:
-                    send()
-                except OSError:
-                    pass
+            with contextlib.suppress(OSError):
+                os.killpg(os.getpgrp(), signal.SIGTERM)
+            with contextlib.suppress(OSError):
+                os.kill(self.bot, signal.SIGTERM)
 
     def reap(self) -> bool:
         """Reap every child that has exited; False once no child is left."""
@@ -108,10 +107,8 @@ class Supervisor:
         """SIGKILL every direct child (orphaned descendants become children, and are killed
         on a later round)."""
         for pid in children(self.me):
-            try:
+            with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
 
     def serve(self) -> int:
         """Wait for the bot's end (or the arena's), end every descendant; the bot's status.
@@ -142,7 +139,7 @@ class Supervisor:
 
 
 def _start_bot(sup: Supervisor, libc: ctypes.CDLL, command: list[str],
-               old_mask: set[signal.Signals]) -> int:
+               old_mask: set[int | signal.Signals]) -> int:
     pid = os.fork()
     if pid:
         return pid

@@ -14,7 +14,7 @@ import pytest
 from arena.records import read_record, record_from_result, render_html, write_record
 from arena.records.html import page_data
 from arena.records.html_frames import full_frames
-from arena.records.simulate import Replayer, deal_from_seats
+from arena.records.replayer import Replayer, deal_from_seats
 from arena.records.verify import rules_of
 from arena.rules import card_str, parse_action, parse_card
 

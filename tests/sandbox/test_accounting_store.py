@@ -8,7 +8,7 @@ import json
 import sqlite3
 
 from arena.tournament.config import parse_config
-from arena.tournament.runner import sandbox_banner
+from arena.tournament.local import sandbox_banner
 from arena.tournament.schedule import make_schedule
 from arena.tournament.standings import compute_standings, format_standings
 from arena.tournament.store import ResultRow, Store

@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-import arena.tournament.runner as runner_mod
+import arena.tournament.local as local_mod
 from arena.records import read_record, verify_record
 from arena.tournament.config import TournamentConfig, parse_config
 from arena.tournament.runner import run_tournament
@@ -38,7 +38,7 @@ def stored(out):
 def test_failing_match_task_cancels_the_others_which_resume_replays(tmp_path, monkeypatch):
     tag = new_tag()
     cfg = slow_config(tag, 3)
-    real = runner_mod.run_match
+    real = local_mod.run_match
     started: list[str] = []
 
     async def failing(spec, bots):
@@ -48,7 +48,7 @@ def test_failing_match_task_cancels_the_others_which_resume_replays(tmp_path, mo
             raise RuntimeError("injected failure")
         return await real(spec, bots)
 
-    monkeypatch.setattr(runner_mod, "run_match", failing)
+    monkeypatch.setattr(local_mod, "run_match", failing)
     with pytest.raises(RuntimeError, match="injected failure"):
         asyncio.run(run_tournament(cfg, tmp_path, progress=False))
     assert wait_no_processes(tag) == []
@@ -56,7 +56,7 @@ def test_failing_match_task_cancels_the_others_which_resume_replays(tmp_path, mo
     assert rows == [] and len(pending) == 6            # nothing had finished: nothing stored
     assert list((tmp_path / "records").iterdir()) == []
 
-    monkeypatch.setattr(runner_mod, "run_match", real)
+    monkeypatch.setattr(local_mod, "run_match", real)
     outcome = asyncio.run(run_tournament(slow_config(tag, 3, 0), tmp_path, progress=False))
     assert outcome.played_now == 6 and outcome.already_done == 0
     rows, pending = stored(tmp_path)
@@ -73,7 +73,7 @@ def test_failing_match_task_cancels_the_others_which_resume_replays(tmp_path, mo
 def test_matches_finished_before_the_failure_are_kept(tmp_path, monkeypatch):
     tag = new_tag()
     cfg = slow_config(tag, 2)
-    real = runner_mod.run_match
+    real = local_mod.run_match
     calls: list[str] = []
 
     async def failing(spec, bots):
@@ -83,7 +83,7 @@ def test_matches_finished_before_the_failure_are_kept(tmp_path, monkeypatch):
             raise RuntimeError("injected failure")
         return await real(spec, bots)
 
-    monkeypatch.setattr(runner_mod, "run_match", failing)
+    monkeypatch.setattr(local_mod, "run_match", failing)
     with pytest.raises(RuntimeError, match="injected failure"):
         asyncio.run(run_tournament(cfg, tmp_path, progress=False))
     rows, pending = stored(tmp_path)
@@ -92,7 +92,7 @@ def test_matches_finished_before_the_failure_are_kept(tmp_path, monkeypatch):
     assert records == sorted(f"{r.match_id}.jsonl.gz" for r in rows)
     for r in rows:
         assert r.status == "normal" and not any(r.forfeited)
-    monkeypatch.setattr(runner_mod, "run_match", real)
+    monkeypatch.setattr(local_mod, "run_match", real)
     outcome = asyncio.run(run_tournament(slow_config(tag, 2, 0), tmp_path, progress=False))
     assert outcome.played_now == len(pending) and outcome.already_done == len(rows)
     assert wait_no_processes(tag) == []
@@ -115,7 +115,7 @@ def test_a_record_without_its_row_is_removed_on_resume(tmp_path, monkeypatch):
     async def failing(spec, bots):
         raise RuntimeError("injected failure")
 
-    monkeypatch.setattr(runner_mod, "run_match", failing)
+    monkeypatch.setattr(local_mod, "run_match", failing)
     with pytest.raises(RuntimeError, match="injected failure"):
         asyncio.run(run_tournament(cfg, tmp_path, progress=False))
     assert not (tmp_path / victim.record).exists()

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from arena.cli import main
-from arena.tournament.runner import lock_out_dir
+from arena.tournament.outdir import lock_out_dir
 
 from .helpers import config_text, new_tag, tagged_processes, wait_no_processes
 

@@ -13,7 +13,7 @@ Only public ``MatchState`` attributes are read.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..rules import Decision, Deal, ExchangeEvent, MatchState, RulesConfig, TrickRecord
@@ -118,25 +118,30 @@ class Replayer:
 
     def _table(self, done: TrickRecord | None) -> Table:
         st = self.state
-        sizes = tuple(bin(h).count("1") for h in st.hands)
+        first, second, third = (bin(h).count("1") for h in st.hands)
+        sizes = (first, second, third)
+        hands: tuple[tuple[int, ...] | None, ...]
         if self.seat is None:
             hands = tuple(tuple(cards_of(h)) for h in st.hands)
         else:
-            own = self.state.view(self.seat).hand
+            own: tuple[int, ...] = tuple(self.state.view(self.seat).hand)
             hands = tuple(own if s == self.seat else None for s in range(3))
         if done is not None:
             trick, winner = done.cards, done.winner
         else:
-            trick, winner = tuple(zip(st.trick_seats, st.trick)), None
-        return Table(hands, sizes, trick, winner, tuple(st.tricks_won), tuple(st.scores))
+            trick, winner = tuple(zip(st.trick_seats, st.trick, strict=False)), None
+        won = st.tricks_won
+        return Table(hands, sizes, trick, winner, (won[0], won[1], won[2]), tuple(st.scores))
 
 
-def deal_by_seat(deal: Deal, roles: tuple[int, int, int]) -> tuple[tuple[int, ...], ...]:
+def deal_by_seat(deal: Deal, roles: tuple[int, int, int]
+                 ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     """A deal's hands re-indexed by seat (``roles[seat]`` is the seat's role)."""
-    return tuple(deal.hands[roles[s]] for s in range(3))
+    return deal.hands[roles[0]], deal.hands[roles[1]], deal.hands[roles[2]]
 
 
-def deal_from_seats(dealt: tuple, roles: tuple[int, int, int], kitty: tuple[int, ...]) -> Deal:
+def deal_from_seats(dealt: Sequence[Sequence[int]], roles: tuple[int, int, int],
+                    kitty: Sequence[int]) -> Deal:
     """Inverse of :func:`deal_by_seat`: a :class:`Deal` (by role) from hands by seat."""
     by_role: list[tuple[int, ...]] = [(), (), ()]
     for s in range(3):

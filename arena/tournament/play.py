@@ -16,7 +16,7 @@ from ..rules import RulesConfig
 from .config import BotEntry
 from .pool import BotPool, UnavailableBot
 from .preflight import preflight
-from .runner import server_address
+from .local import server_address
 
 
 class BotStartError(Exception):
@@ -50,7 +50,7 @@ def entries(commands: Sequence[str]) -> list[BotEntry]:
         ValueError: an empty command or unbalanced quotes.
     """
     out = []
-    for name, cmd in zip(bot_names(commands), commands):
+    for name, cmd in zip(bot_names(commands), commands, strict=True):
         argv = shlex.split(cmd)
         if not argv:
             raise ValueError("an empty bot command")

@@ -1,0 +1,201 @@
+"""Matches played in this process (``[cluster] backend = "local"``, and each Ray worker):
+the pre-flight check of the bot commands, one gRPC server (TCP for remote bots, a private Unix
+socket for spawned ones), one bot pool, and per match: lease three bots, start the sandbox's
+accounting, run the match, hand back the :class:`~arena.tournament.executor.PlayedMatch`.
+
+Spawned bots connect over the arena's Unix socket (a private 0700 temporary directory, removed
+at the end) and run in the ``[sandbox]`` mode of their config (:mod:`arena.sandbox`; the mode is
+printed at the start, :func:`sandbox_banner`); remote bots use the TCP address.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from ..errors import UserError
+from ..events import EventSink, decision_hook
+from ..match import MatchResult, MatchSpec, run_match
+from ..protocol.limits import MAX_UNREGISTERED
+from ..protocol.server import ArenaServer
+from ..rules import RulesConfig
+from ..sandbox import Launcher, SocketDir, Usage
+from ..sandbox.config import describe, effective
+from .config import BotEntry, TournamentConfig
+from .executor import PlayedMatch, played_from_result
+from .pool import BotPool, ProcessTracker
+from .preflight import preflight
+from .schedule import ScheduledMatch
+
+
+def server_address(bind: str, port: int) -> str:
+    """The address bots should dial: the bound host (loopback for wildcard binds) and port."""
+    host = bind.rpartition(":")[0]
+    if host in ("0.0.0.0", "[::]", "::", ""):
+        host = "127.0.0.1"
+    return f"{host}:{port}"
+
+
+class PreflightError(UserError):
+    """A bot command cannot start (checked before the first match); one line per bot."""
+
+
+def check_bots(cfg: TournamentConfig) -> None:
+    """The pre-flight check of every spawned bot's command (:mod:`.preflight`).
+
+    Raises:
+        PreflightError: naming each bot that cannot start and why.
+    """
+    problems = preflight(cfg.bots)
+    if problems:
+        raise PreflightError("; ".join(problems) + " (nothing was played)")
+
+
+def max_connections(cfg: TournamentConfig, slots: int | None = None,
+                    bots: Sequence[BotEntry] | None = None) -> int:
+    """The server's connection cap: every bot instance (``slots`` per spawned bot, default
+    the tournament's concurrency; ``bots``, default the config's), plus as many waiting to
+    register (restarts overlap) and the unregistered allowance."""
+    per_bot = slots or cfg.tournament.concurrency
+    instances = sum(1 if b.remote else per_bot for b in (cfg.bots if bots is None else bots))
+    return 2 * instances + MAX_UNREGISTERED
+
+
+class LocalExecutor:
+    """Plays matches in this process: the pre-flight check, one gRPC server, one bot pool
+    with ``slots`` instances per bot (``tournament.concurrency`` unless given). A Ray worker
+    runs one per actor. ``bots``: the bots to start (default the config's; a gauntlet adds a
+    twin of a one-bot field).
+
+    Raises (from ``start``): PreflightError, ServerStartError.
+    """
+
+    def __init__(self, cfg: TournamentConfig, log_dir: Path, on_event: Callable[[str], None],
+                 *, slots: int | None = None, bind: str | None = None,
+                 on_warning: Callable[[str], None] | None = None,
+                 tracker: ProcessTracker | None = None,
+                 events: EventSink | None = None,
+                 bots: Sequence[BotEntry] | None = None,
+                 hide: list[Path] | None = None) -> None:
+        self.cfg = cfg
+        self.bots = list(cfg.bots if bots is None else bots)
+        #: directories no sandboxed bot may see (the output directory; default: the logs)
+        self.hide = hide if hide is not None else [log_dir]
+        self.rules = cfg.rules_config()
+        self.log_dir = log_dir
+        self.on_event = on_event
+        self.on_warning = on_warning or on_event
+        self.tracker = tracker
+        self.events = events
+        self.slots = slots or cfg.tournament.concurrency
+        self.bind = bind or cfg.server.bind
+        self.server: ArenaServer | None = None
+        self.pool: BotPool | None = None
+        self.launcher: Launcher | None = None
+        self.sockdir: SocketDir | None = None
+
+    @property
+    def disqualifications(self) -> list[str]:
+        return self.pool.disqualifications if self.pool is not None else []
+
+    async def start(self) -> None:
+        cfg = self.cfg
+        check_bots(cfg)
+        self.sockdir = SocketDir()
+        server = ArenaServer(self.bind, register_timeout_s=cfg.faults.register_timeout_s,
+                             max_connections=max_connections(cfg, self.slots, self.bots),
+                             on_warning=self.on_warning, tls=cfg.server.tls_config(),
+                             unix_socket=self.sockdir.socket)
+        try:
+            port = await server.start()
+        except BaseException:
+            self.sockdir.close()
+            self.sockdir = None
+            raise
+        self.server = server
+        address = server_address(self.bind, port)
+        remote = [b.name for b in self.bots if b.remote]
+        if remote:  # shown even with --quiet: remote bots need the address
+            # the token in the environment: a --token argument is readable in /proc
+            print(f"arena listening on {address}; remote bots ({', '.join(remote)}) join "
+                  f"with ARENA_TOKEN=<their token> in their environment and --arena "
+                  f"{address}", file=sys.stderr, flush=True)
+        self.launcher = Launcher(cfg.sandbox, self.bots, socket=self.sockdir.socket,
+                                 hide=self.hide, on_event=self.on_event)
+        # spawned bots dial the Unix socket (plaintext in a private 0700 directory: no TLS
+        # files for them); TCP, with TLS when configured, is for remote bots
+        self.pool = BotPool(server, self.bots, server.unix_address or address, self.log_dir,
+                            slots=self.slots, register_timeout_s=cfg.faults.register_timeout_s,
+                            max_crashes=cfg.faults.max_crashes, on_event=self.on_event,
+                            tracker=self.tracker,
+                            extra_env={} if server.unix_address else cfg.server.bot_env(),
+                            launcher=self.launcher)
+
+    async def play(self, m: ScheduledMatch) -> PlayedMatch:
+        """Play ``m`` (after :meth:`start`). Raises RuntimeError when not started."""
+        if self.pool is None or self.launcher is None:
+            raise RuntimeError("LocalExecutor.play before start")
+        result, usage = await _play_one(self.cfg, self.rules, m, self.pool, self.launcher,
+                                        self.events)
+        return await asyncio.to_thread(played_from_result, m, result, usage)
+
+    async def close(self) -> None:
+        if self.pool is not None and self.server is not None:
+            await _shutdown(self.pool, self.server, self.launcher, self.sockdir)
+        else:
+            try:
+                if self.server is not None:
+                    await self.server.stop()
+            finally:
+                if self.sockdir is not None:
+                    self.sockdir.close()
+
+
+def sandbox_banner(cfg: TournamentConfig) -> str:
+    """The line printed at the start of a run: the sandbox mode in force and its limits,
+    and the bots whose own settings differ."""
+    line = describe(cfg.sandbox)
+    own = [f"{b.name}: {effective(cfg.sandbox, b.sandbox).mode}" for b in cfg.bots
+           if not b.remote and b.sandbox is not None]
+    return line + (f"; per bot: {', '.join(own)}" if own else "")
+
+
+async def _shutdown(pool: BotPool, server: ArenaServer, launcher: Launcher | None,
+                    sockdir: SocketDir | None) -> None:
+    try:
+        await pool.close()
+    finally:
+        try:
+            if launcher is not None:
+                await launcher.close()
+            await server.stop()
+        finally:
+            if sockdir is not None:
+                sockdir.close()
+
+
+async def _play_one(cfg: TournamentConfig, rules: RulesConfig, m: ScheduledMatch,
+                    pool: BotPool, launcher: Launcher, events: EventSink | None = None
+                    ) -> tuple[MatchResult, list[Usage | None]]:
+    spec = MatchSpec(match_id=m.match_id, cfg=rules, seed=m.seed,
+                     time_ms=cfg.time.per_decision_ms, grace_ms=cfg.time.grace_ms,
+                     time_bank_ms=cfg.time.bank_ms or None, max_faults=cfg.faults.max_faults)
+    leased = await pool.acquire(m.seats)
+    result = None
+    try:
+        procs = [inst.proc if inst is not None else None for _, inst, _ in leased]
+        await launcher.begin([(p, bot) for p, (_, _, bot) in zip(procs, leased, strict=True)])
+        hook = decision_hook(events, m.match_id, m.seats)
+        bots = [bot for _, _, bot in leased]
+        result = await (run_match(spec, bots) if hook is None else
+                        run_match(spec, bots, on_decision=hook))
+        return result, await launcher.end(procs)
+    finally:
+        for i, (name, inst, bot) in enumerate(leased):
+            forget = getattr(bot, "forget_match", None)
+            if forget is not None:  # also when the match was stopped before its end
+                forget(m.match_id)
+            forfeit = result.forfeit_reasons[i] if result is not None else "arena stopped"
+            await pool.release(name, inst, forfeit)
