@@ -180,7 +180,7 @@ def test_serve_follows_an_arena_running_in_another_process(tmp_path):
 
     tag = new_tag()
     cfg = tmp_path / "web.toml"
-    cfg.write_text(web_config(tag, sleep_ms=40))
+    cfg.write_text(web_config(tag, sleep_ms=100))   # slow enough to watch under load
     out = tmp_path / "out"
     env = {**os.environ, "PYTHONPATH": os.getcwd()}
     run = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(cfg), "--out",
