@@ -7,8 +7,10 @@ import sys
 from pathlib import Path
 
 from ..errors import UserError
-from ..tournament.config import load_config
+from ..safetext import printable
+from ..tournament.config import TournamentConfig, load_config
 from ._signals import Interrupted, run_resumable
+from .run import add_ray_option, never_started_status, run_directory, with_ray
 
 EPILOG = """\
 The config is a tournament config with a [gauntlet] section:
@@ -26,6 +28,10 @@ duplicate block (one deal in all 6 seatings) is one observation, decided in sche
 Elo is the scale of `arena ratings`: +D points = placing above a field bot with
 probability 1 / (1 + 10^(-D/400)). The statistic (GSPRT on block scores with their
 empirical variance) is documented in docs/sprt.md. Rerun the same command to resume.
+`arena run CONFIG` does the same when [tournament] mode = "gauntlet".
+
+A bot that never started (a remote bot that never connected) is kept out of the test (its
+blocks are passed over) and the exit status is 3, as with `arena run`.
 """
 
 
@@ -39,25 +45,38 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("config", help="tournament config (TOML) with a [gauntlet] section")
     p.add_argument("--out", help="output directory (default: runs/<config name>)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
+    add_ray_option(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the gauntlet; print the final state and result line. Exit 0 (H0, H1 or capped),
-    2 on a user mistake, 128+N when stopped by signal N (rerun to resume)."""
-    from ..tournament.gauntlet_runner import run_gauntlet
+    """Run the gauntlet (see :func:`play_gauntlet`); the arena's log is appended to
+    ``OUT/arena.log``."""
     cfg = load_config(args.config)
     if cfg.gauntlet is None:
         raise UserError(f"{args.config}: no [gauntlet] section (see `arena gauntlet --help`); "
                         "for a round-robin use `arena run`")
+    cfg = with_ray(args, cfg)
     out = Path(args.out) if args.out else Path("runs") / Path(args.config).stem
+    with run_directory(args, out):
+        return play_gauntlet(args, cfg, out)
+
+
+def play_gauntlet(args: argparse.Namespace, cfg: TournamentConfig, out: Path) -> int:
+    """Run the gauntlet of ``cfg`` into ``out``; print the final state and result line. Exit
+    0 (H0, H1 or capped), 2 on a user mistake, 3 when a bot never started (kept out of the
+    SPRT), 128+N when stopped by signal N (rerun to resume)."""
+    from ..tournament.gauntlet_runner import run_gauntlet
+    g = cfg.gauntlet
+    if g is None:
+        raise UserError(f"{args.config}: no [gauntlet] section (see `arena gauntlet --help`)")
     try:
         outcome = run_resumable(run_gauntlet(cfg, out, progress=not args.quiet),
                                 args.config, out)
     except Interrupted as exc:
         print(f"arena: stopped by {exc}; rerun the same command to resume", file=sys.stderr)
         return exc.code
-    g, st = cfg.gauntlet, outcome.state
+    st = outcome.state
     print(st.summary())
     if st.decision == "H1":
         verdict = (f"H1 accepted: {g.candidate} is stronger than the field "
@@ -67,11 +86,13 @@ def run(args: argparse.Namespace) -> int:
                    f"{g.elo1:g} (elo0 = {g.elo0:g} rather than elo1)")
     elif outcome.capped:
         verdict = f"no decision: max_blocks = {g.max_blocks} reached"
+    elif outcome.never_started:
+        verdict = "no decision: no table is left without a bot that never started"
     else:
         verdict = "still running: no decision yet"
     print(verdict)
     for line in outcome.disqualifications:
-        print(f"arena: warning: bot {line}", file=sys.stderr)
+        print(f"arena: warning: bot {printable(line)}", file=sys.stderr)
     print(f"{outcome.played_now} matches played now, {outcome.already_done} earlier; results "
-          f"in {out}/ (sprt.json, records/, logs/; `arena ratings {out}`)")
-    return 0
+          f"in {out}/ (sprt.json, records/, logs/, arena.log; `arena ratings {out}`)")
+    return never_started_status(outcome.never_started, "the SPRT")

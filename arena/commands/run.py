@@ -1,11 +1,12 @@
-"""``arena run CONFIG.toml [--out DIR]``: run or resume a round-robin tournament."""
+"""``arena run CONFIG.toml [--out DIR]``: run or resume a round-robin tournament (or, with
+``[tournament] mode = "gauntlet"``, the gauntlet of ``arena gauntlet``)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Coroutine
-from contextlib import ExitStack
+from collections.abc import Coroutine, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -13,12 +14,11 @@ from ..errors import UserError
 from ..events import EventSink
 from ..safetext import printable
 from ..wording import plural
-from ..tournament.config import load_config, with_cluster
+from ..tournament.config import TournamentConfig, load_config, with_cluster
 from ..tournament.standings import format_standings
 from ._signals import Interrupted, run_resumable
 
 if TYPE_CHECKING:
-    from ..tournament.config import TournamentConfig
     from ..tournament.runner import TournamentOutcome
 
 
@@ -26,17 +26,17 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     """Register ``arena run``."""
     p = sub.add_parser("run", help="run (or resume) a tournament from a TOML config",
                        description="Run a round-robin tournament of bot processes over gRPC. "
-                       "Rerunning on the same --out directory resumes it.")
+                       "Rerunning on the same --out directory resumes it; bots added to the "
+                       "config since then play only their new tables (a league that grows). "
+                       "With [tournament] mode = \"gauntlet\": the SPRT gauntlet of `arena "
+                       "gauntlet`.")
     p.add_argument("config", help="tournament config (TOML), e.g. examples/sample.toml")
     p.add_argument("--out", help="output directory (default: runs/<config name>)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.add_argument("--json", action="store_true",
                    help="print the summary (standings, match counts, disqualifications) as "
                    "one line of JSON instead of the table")
-    p.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
-                   help="play the matches on a Ray cluster ([cluster] backend = \"ray\"); "
-                   "ADDRESS: auto (a cluster started here with `ray start`), local (a private "
-                   "Ray instance), ray://HOST:PORT or HOST:PORT (default: [cluster] address)")
+    add_ray_option(p)
     p.add_argument("--web", metavar="[HOST:]PORT",
                    help="serve the live tournament page while it runs (default host "
                    "127.0.0.1; port 0: any free); needs the web extra")
@@ -45,19 +45,56 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     """Run the tournament and print the standings (``--json``: one JSON line); the arena's log
-    is appended to ``OUT/arena.log``. Exit 0, 2 on a user mistake (bad config, a bot command
-    that cannot start), 3 when a bot never started (or a remote bot never connected), 128+N
-    when stopped by signal N."""
-    from . import _logging
+    is appended to ``OUT/arena.log``. With ``[tournament] mode = "gauntlet"`` run the gauntlet
+    instead (:mod:`.gauntlet`). Exit 0, 2 on a user mistake (bad config, a bot command that
+    cannot start), 3 when a bot never started (or a remote bot never connected), 128+N when
+    stopped by signal N."""
     cfg = load_config(args.config)
-    if cfg.gauntlet is not None:
+    gauntlet = cfg.tournament.mode == "gauntlet"
+    if cfg.gauntlet is not None and not gauntlet:
         raise UserError(f"{args.config} has a [gauntlet] section: run it with `arena gauntlet "
-                        f"{args.config}`")
-    if getattr(args, "ray", None) is not None:
-        fields = {"backend": "ray", **({"address": args.ray} if args.ray else {})}
-        cfg = with_cluster(cfg, args.config, **fields)
+                        f"{args.config}`, or set [tournament] mode = \"gauntlet\"")
+    if gauntlet and (args.web is not None or args.json):
+        raise UserError(f"{args.config}: --web and --json are for round-robins; "
+                        "mode = \"gauntlet\" prints the SPRT lines and writes OUT/sprt.json")
+    cfg = with_ray(args, cfg)
     web = _web_address(args.web)    # a bad --web value is refused before anything is written
     out = Path(args.out) if args.out else Path("runs") / Path(args.config).stem
+    with run_directory(args, out):
+        if gauntlet:
+            from .gauntlet import play_gauntlet
+            return play_gauntlet(args, cfg, out)
+        return _run(args, cfg, out, web)
+
+
+def with_ray(args: argparse.Namespace, cfg: TournamentConfig) -> TournamentConfig:
+    """``cfg`` with ``[cluster] backend = "ray"`` (and the address) when ``--ray`` was given.
+
+    Raises:
+        ConfigError: Ray is not installed or the address is invalid.
+    """
+    if getattr(args, "ray", None) is None:
+        return cfg
+    fields = {"backend": "ray", **({"address": args.ray} if args.ray else {})}
+    return with_cluster(cfg, args.config, **fields)
+
+
+def add_ray_option(p: argparse.ArgumentParser) -> None:
+    """``--ray [ADDRESS]`` (``arena run``, ``arena gauntlet``)."""
+    p.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
+                   help="play the matches on a Ray cluster ([cluster] backend = \"ray\"); "
+                   "ADDRESS: auto (a cluster started here with `ray start`), local (a private "
+                   "Ray instance), ray://HOST:PORT or HOST:PORT (default: [cluster] address)")
+
+
+@contextmanager
+def run_directory(args: argparse.Namespace, out: Path) -> Iterator[None]:
+    """Create ``out`` and append the arena's log to ``OUT/arena.log`` for the duration.
+
+    Raises:
+        UserError: the directory or the log file cannot be created.
+    """
+    from . import _logging
     with ExitStack() as stack:
         try:
             out.mkdir(parents=True, exist_ok=True)
@@ -66,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UserError(f"cannot use output directory {out}: {exc.strerror or exc}") \
                 from None
-        return _run(args, cfg, out, web)
+        yield
 
 
 def _run(args: argparse.Namespace, cfg: TournamentConfig, out: Path,
@@ -111,7 +148,7 @@ def _run(args: argparse.Namespace, cfg: TournamentConfig, out: Path,
         print(f"\n{plural(outcome.played_now, 'match')} played now, {outcome.already_done} "
               f"resumed from earlier runs, {outcome.scheduled} scheduled; results in {out}/ "
               f"(standings.md/.csv/.json, los.csv, headtohead.csv, records/, logs/, arena.log)")
-    return _never_started(outcome.never_started)
+    return never_started_status(outcome.never_started)
 
 
 def _web_address(text: str | None) -> tuple[str, int] | None:
@@ -131,8 +168,10 @@ def _web_address(text: str | None) -> tuple[str, int] | None:
 EXIT_BOT_NEVER_STARTED = 3
 
 
-def _never_started(absent: tuple[tuple[str, str], ...]) -> int:
-    """Print the summary of the bots that never started; the exit status."""
+def never_started_status(absent: tuple[tuple[str, str], ...],
+                         kept_out_of: str = "the ratings") -> int:
+    """Print the summary of the bots that never started; the exit status (0 or
+    :data:`EXIT_BOT_NEVER_STARTED`)."""
     if not absent:
         return 0
     for name, reason in absent:
@@ -140,5 +179,5 @@ def _never_started(absent: tuple[tuple[str, str], ...]) -> int:
               file=sys.stderr)
     names = printable(", ".join(repr(n) for n, _ in absent))
     print(f"arena: {len(absent)} bot{'s' if len(absent) > 1 else ''} never started ({names}): "
-          "their matches were forfeited and are kept out of the ratings", file=sys.stderr)
+          f"their matches were forfeited and are kept out of {kept_out_of}", file=sys.stderr)
     return EXIT_BOT_NEVER_STARTED

@@ -9,6 +9,7 @@ Example (see ``examples/sample.toml``)::
     concurrency = 2                 # matches played at once
     schedule = "all-tables"         # or "balanced": every pair meets pair_meetings times
     pair_meetings = 1               # balanced only
+    mode = "round-robin"            # or "gauntlet": arena run plays the [gauntlet] section
 
     [rules]                         # option overrides, e.g. hand_cap = 10, no_trump = true
     [time]
@@ -92,10 +93,13 @@ class TournamentSection(_Strict):
     name: StrictStr = "tournament"
     preset: StrictStr = "sergeant-major"
     seed: StrictInt | StrictStr = 1
-    deals_per_table: StrictInt = Field(1, ge=1, le=100_000)
-    concurrency: StrictInt = Field(1, ge=1, le=64)
+    deals_per_table: StrictInt = Field(default=1, ge=1, le=100_000)
+    concurrency: StrictInt = Field(default=1, ge=1, le=64)
     schedule: Literal["all-tables", "balanced"] = "all-tables"
-    pair_meetings: StrictInt = Field(1, ge=1, le=1000)
+    pair_meetings: StrictInt = Field(default=1, ge=1, le=1000)
+    #: what ``arena run`` plays: the round-robin of ``schedule``, or the SPRT gauntlet of the
+    #: ``[gauntlet]`` section (as ``arena gauntlet``)
+    mode: Literal["round-robin", "gauntlet"] = "round-robin"
 
     @model_validator(mode="after")
     def _meetings_need_balanced(self) -> TournamentSection:
@@ -132,18 +136,18 @@ class TournamentSection(_Strict):
 
 
 class TimeSection(_Strict):
-    per_decision_ms: StrictInt = Field(1000, ge=1, le=3_600_000)
-    grace_ms: StrictInt = Field(250, ge=0, le=600_000)
-    bank_ms: StrictInt = Field(0, ge=0, le=36_000_000)
+    per_decision_ms: StrictInt = Field(default=1000, ge=1, le=3_600_000)
+    grace_ms: StrictInt = Field(default=250, ge=0, le=600_000)
+    bank_ms: StrictInt = Field(default=0, ge=0, le=36_000_000)
 
 
 class FaultSection(_Strict):
     """Both limits mean "when the count reaches N": a bot forfeits a match at its
     ``max_faults``-th fault in it, and is disqualified at its ``max_crashes``-th crash."""
 
-    max_faults: StrictInt = Field(3, ge=1, le=100_000)
-    max_crashes: StrictInt = Field(3, ge=1, le=100_000)
-    register_timeout_s: StrictInt | StrictFloat = Field(20.0, gt=0, le=3600)
+    max_faults: StrictInt = Field(default=3, ge=1, le=100_000)
+    max_crashes: StrictInt = Field(default=3, ge=1, le=100_000)
+    register_timeout_s: StrictInt | StrictFloat = Field(default=20.0, gt=0, le=3600)
 
 
 class ServerSection(_Strict):
@@ -172,8 +176,8 @@ class ServerSection(_Strict):
         """The server's :class:`arena.protocol.tls.TlsConfig`, None without TLS."""
         if self.tls_cert is None or self.tls_key is None:
             return None
-        from ..protocol.tls import TlsConfig
-        return TlsConfig(self.tls_cert, self.tls_key, self.client_ca)
+        from ..protocol.tls import TlsConfig as Tls
+        return Tls(self.tls_cert, self.tls_key, self.client_ca)
 
     def bot_env(self) -> dict[str, str]:
         """Environment for bots the arena starts: ``ARENA_TLS_CA`` (absolute) under TLS."""
@@ -204,8 +208,8 @@ class ClusterSection(_Strict):
 
     backend: Literal["local", "ray"] = "local"
     address: StrictStr = "auto"
-    slots: StrictInt | None = Field(None, ge=1, le=4096)
-    cpus_per_bot: StrictInt | StrictFloat = Field(1.0, ge=0, le=1024)
+    slots: StrictInt | None = Field(default=None, ge=1, le=4096)
+    cpus_per_bot: StrictInt | StrictFloat = Field(default=1.0, ge=0, le=1024)
     working_dir: StrictStr | None = None
     runtime_env: dict[StrictStr, Any] = Field(default_factory=dict)
 
@@ -284,14 +288,15 @@ class BotEntry(_Strict):
 
 class GauntletSection(_Strict):
     """``[gauntlet]``: one candidate against the other bots (the field), decided by an SPRT on
-    the Elo scale of the ratings (:mod:`arena.ratings.sprt`); run with ``arena gauntlet``."""
+    the Elo scale of the ratings (:mod:`arena.ratings.sprt`); run with ``arena gauntlet``, or
+    ``arena run`` with ``[tournament] mode = "gauntlet"``."""
 
     candidate: StrictStr
     elo0: StrictInt | StrictFloat = 0.0
     elo1: StrictInt | StrictFloat = 5.0
     alpha: StrictFloat = 0.05
     beta: StrictFloat = 0.05
-    max_blocks: StrictInt = Field(10_000, ge=1, le=MAX_MATCHES // 6)
+    max_blocks: StrictInt = Field(default=10_000, ge=1, le=MAX_MATCHES // 6)
 
     @model_validator(mode="after")
     def _sprt(self) -> GauntletSection:
@@ -310,7 +315,7 @@ class TournamentConfig(_Strict):
     server: ServerSection = ServerSection()
     gauntlet: GauntletSection | None = None
     cluster: ClusterSection = ClusterSection()
-    sandbox: SandboxConfig = SandboxConfig()
+    sandbox: SandboxConfig = Field(default_factory=lambda: SandboxConfig.model_validate({}))
     bots: list[BotEntry]
 
     @model_validator(mode="after")
@@ -333,7 +338,7 @@ class TournamentConfig(_Strict):
         """SHA-256 of what determines the schedule and the games (not concurrency, binding or
         bot commands), so a rerun on the same output directory can check it is the same
         tournament."""
-        core = {"preset": self.tournament.preset, "seed": self.tournament.seed,
+        core: dict[str, Any] = {"preset": self.tournament.preset, "seed": self.tournament.seed,
                 "deals_per_table": self.tournament.deals_per_table,
                 "rules": self.rules_config().options(), "bots": [b.name for b in self.bots],
                 "time": self.time.model_dump(), "max_faults": self.faults.max_faults}

@@ -95,26 +95,33 @@ class BlockPrefix:
     """Block scores of the complete-block prefix, fed match by match (in any order).
 
     ``order`` is the list of block ids in schedule order; :meth:`add` stores a match and
-    extends ``scores`` while the next block in order is complete (6 matches).
+    extends ``scores`` while the next block in order is complete (6 matches). A complete block
+    whose table seats a bot of ``excluded`` (a bot that never started: its matches say nothing
+    about the candidate) is passed over without a score; ``consumed`` counts the blocks of
+    ``order`` passed, scored or not.
     """
 
     candidate: str
     order: Sequence[str]
+    excluded: frozenset[str] = frozenset()
     scores: list[float] = field(default_factory=list)
+    consumed: int = 0
     _pending: dict[str, list[MatchResult]] = field(default_factory=dict)
 
     def add(self, result: MatchResult) -> bool:
-        """Store one match; True when the prefix grew."""
+        """Store one match; True when the prefix grew (by a scored block)."""
         self._pending.setdefault(result.block, []).append(result)
         grew = False
-        while len(self.scores) < len(self.order):
-            nxt = self.order[len(self.scores)]
+        while self.consumed < len(self.order):
+            nxt = self.order[self.consumed]
             matches = self._pending.get(nxt, [])
             if len(matches) < len(SEATINGS):
                 break
-            self.scores.append(block_score(matches, self.candidate))
+            if not self.excluded & set(matches[0].players):
+                self.scores.append(block_score(matches, self.candidate))
+                grew = True
             del self._pending[nxt]
-            grew = True
+            self.consumed += 1
         return grew
 
 

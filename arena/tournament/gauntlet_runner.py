@@ -8,6 +8,14 @@ order, and after each stored match the complete-block prefix is re-tested. Once 
 decides, no new match is started; matches already running finish and are stored, but the
 decision is the one at the deciding block. Rerunning on the same directory resumes; when the
 stored results already decide, nothing is played.
+
+Matches are played by the executor ``[cluster] backend`` asks for (:mod:`.executor`: this
+process, or a Ray cluster with ``arena gauntlet --ray``), as with ``arena run``. A bot that
+never started (a remote bot that never connected) is kept out of the SPRT: blocks at its
+tables are passed over without a score (:class:`.gauntlet.BlockPrefix`), and once its starts
+have failed ``faults.max_crashes`` times and no table is left without such a bot (e.g. the
+candidate never started) no further match is started. It is named in the outcome
+(``never_started``; ``arena gauntlet`` exits with status 3, as ``arena run``).
 """
 
 from __future__ import annotations
@@ -19,10 +27,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..ratings.model import MatchResult as RatedMatch
-from ..ratings.sprt import SprtParameters, SprtState, sprt_state
 from ..atomic import atomic_write_bytes
+from ..ratings.model import MatchResult as RatedMatch
+from ..ratings.sprt import SprtState, sprt_state
 from .config import GauntletSection, TournamentConfig
+from .executor import MatchExecutor
 from .gauntlet import (BlockPrefix, block_order, evaluate, gauntlet_entries, gauntlet_schedule,
                        sprt_parameters)
 from .local import LocalExecutor, sandbox_banner
@@ -37,8 +46,9 @@ from .tasks import run_workers, uncancellable
 
 @dataclass(frozen=True)
 class GauntletOutcome:
-    """What :func:`run_gauntlet` did: the test's state, matches played now / before, and
-    whether the cap was reached without a decision."""
+    """What :func:`run_gauntlet` did: the test's state, matches played now / before, whether
+    the cap was reached without a decision, and the bots that never started (name -> the last
+    failure's reason; kept out of the SPRT)."""
 
     state: SprtState
     played_now: int
@@ -46,10 +56,11 @@ class GauntletOutcome:
     capped: bool
     out: Path
     disqualifications: tuple[str, ...] = ()
+    never_started: tuple[tuple[str, str], ...] = ()
 
 
 def _section(cfg: TournamentConfig) -> GauntletSection:
-    """``cfg``'s ``[gauntlet]`` section. Raises ValueError when it has none."""
+    """``cfg.gauntlet``. Raises: ValueError without a ``[gauntlet]`` section."""
     if cfg.gauntlet is None:
         raise ValueError("the config has no [gauntlet] section")
     return cfg.gauntlet
@@ -62,36 +73,90 @@ def fingerprint(cfg: TournamentConfig) -> str:
 
 
 def _rated(row: ResultRow) -> RatedMatch:
-    return RatedMatch(row.seats, tuple(row.placings), row.block_id, tuple(row.forfeited))
+    return RatedMatch(row.seats, row.placings, row.block_id, row.forfeited)
 
 
-def _write_state(out: Path, cfg: TournamentConfig, state: SprtState, capped: bool) -> None:
+def _write_state(out: Path, cfg: TournamentConfig, state: SprtState, capped: bool,
+                 excluded: frozenset[str]) -> None:
     g = _section(cfg)
     data = {"candidate": g.candidate, "elo0": g.elo0, "elo1": g.elo1, "alpha": g.alpha,
             "beta": g.beta, "max_blocks": g.max_blocks, "blocks": state.blocks,
             "llr": state.llr, "lower": state.lower, "upper": state.upper,
             "score": state.score, "elo": state.elo, "elo_low": state.elo_low,
-            "elo_high": state.elo_high, "decision": state.decision, "capped": capped}
+            "elo_high": state.elo_high, "decision": state.decision, "capped": capped,
+            "never_started": sorted(excluded)}
     atomic_write_bytes(out / "sprt.json", (json.dumps(data, indent=2) + "\n").encode())
 
 
+def make_executor(cfg: TournamentConfig, out: Path, report: Reporter,
+                  procs: ProcessTable) -> MatchExecutor:
+    """The executor of ``[cluster] backend`` for the gauntlet's bots
+    (:func:`.gauntlet.gauntlet_entries`: with the twin of a one-bot field): local (bot
+    processes recorded in ``procs``) or Ray. Its news go to ``report`` as :class:`Message`,
+    its warnings as :class:`Alert`."""
+    def message(text: str) -> None:
+        report(Message(text))
+
+    def alert(text: str) -> None:
+        report(Alert(text))
+
+    entries = gauntlet_entries(cfg)
+    if cfg.cluster.backend == "ray":
+        from ..cluster.executor import RayExecutor
+        return RayExecutor(cfg.model_copy(update={"bots": entries}), out, message)
+    # the same hardening as ``arena run``: pre-flight check, server limits and TLS, bot
+    # processes recorded in the store (ended by the next run if we are killed)
+    return LocalExecutor(cfg, out / "logs", message, on_warning=alert, tracker=procs,
+                         bots=entries, hide=[out])
+
+
 class _Test:
-    """The SPRT as matches are stored: re-tested whenever a block completes, one line per
-    block (``say``), frozen at the deciding block."""
+    """The SPRT over the stored results, re-tested as matches are stored; blocks of bots that
+    never started are passed over (the prefix is rebuilt when that set changes)."""
 
-    def __init__(self, prefix: BlockPrefix, params: SprtParameters, max_blocks: int,
-                 say: Callable[[str], None]) -> None:
-        self.prefix, self.params, self.say = prefix, params, say
-        self.state = evaluate(prefix, params, max_blocks)
+    def __init__(self, cfg: TournamentConfig, schedule: list[ScheduledMatch],
+                 procs: ProcessTable) -> None:
+        self.g = _section(cfg)
+        self.params = sprt_parameters(cfg)
+        self.procs = procs
+        self.order = block_order(schedule)
+        self.tables = {frozenset(m.seats) for m in schedule}
+        self.max_crashes = cfg.faults.max_crashes
+        self.prefix = BlockPrefix(self.g.candidate, self.order)
+        self.state = evaluate(self.prefix, self.params, self.g.max_blocks)
 
-    def add(self, row: ResultRow) -> None:
-        if self.state.decision is None and self.prefix.add(_rated(row)):
+    def rebuild(self, rows: list[ResultRow]) -> None:
+        """Test all of ``rows`` afresh, leaving out the bots that never started so far."""
+        self.prefix = BlockPrefix(self.g.candidate, self.order,
+                                  frozenset(self.procs.never_started()))
+        for row in rows:
+            self.prefix.add(_rated(row))
+        self.state = evaluate(self.prefix, self.params, self.g.max_blocks)
+
+    def add(self, row: ResultRow, store: Store, say: Callable[[str], None]) -> None:
+        """Add one stored match; a summary line per newly tested block."""
+        if self.state.decision is not None:
+            return
+        if frozenset(self.procs.never_started()) != self.prefix.excluded:
+            self.rebuild(store.results())
+            say(self.state.summary())
+            return
+        if self.prefix.add(_rated(row)):
             # one line per block, also when several blocks completed at once
             for k in range(self.state.blocks + 1, len(self.prefix.scores) + 1):
                 self.state = sprt_state(self.prefix.scores[:k], self.params)
-                self.say(self.state.summary())
+                say(self.state.summary())
                 if self.state.decision is not None:
                     break
+
+    def hopeless(self) -> bool:
+        """True when every table seats a bot that never started and has used up its
+        ``max_crashes`` starts (it is disqualified: nothing more can be learnt)."""
+        gone = {b for b, n in self.procs.failed_starts().items() if n >= self.max_crashes}
+        return bool(gone) and all(gone & t for t in self.tables)
+
+    def done(self) -> bool:
+        return self.state.decision is not None or self.prefix.consumed >= len(self.order)
 
 
 async def run_gauntlet(cfg: TournamentConfig, out: Path, *, progress: bool = True,
@@ -101,7 +166,8 @@ async def run_gauntlet(cfg: TournamentConfig, out: Path, *, progress: bool = Tru
     into ``out``; progress lines (one per complete block) go to stderr.
 
     Raises:
-        OutDirError, StoreError, ServerStartError: as :func:`.runner.run_tournament`.
+        OutDirError, StoreError, ServerStartError: as :func:`.runner.run_tournament`;
+        ClusterError: with the Ray backend (:mod:`arena.cluster.executor`).
         ValueError: ``cfg`` has no ``[gauntlet]`` section.
     """
     _section(cfg)
@@ -127,22 +193,17 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
         left = procs.end_leftovers()  # an arena that died on this directory left them
         if left:
             report(Notice(leftovers_notice(left, out)))
-        prefix = BlockPrefix(g.candidate, block_order(schedule))
+        test = _Test(cfg, schedule, procs)
         done_before = store.results()   # every stored row is checked before anything is played
-        for row in done_before:
-            prefix.add(_rated(row))
-        test = _Test(prefix, sprt_parameters(cfg), g.max_blocks, say)
+        test.rebuild(done_before)
         say(f"gauntlet {g.candidate} vs {', '.join(field_names)}: elo0 {g.elo0:g}, elo1 "
             f"{g.elo1:g}, alpha {g.alpha:g}, beta {g.beta:g}, at most {g.max_blocks} blocks")
         played = 0
         disqualified: list[str] = []
         pending = store.pending()
         sweep_unfinished_records(out, pending)
-        if test.state.decision is None and test.state.blocks < g.max_blocks and pending:
-            # the same hardening as ``arena run``: pre-flight check, server limits and TLS,
-            # bot processes recorded in the store (ended by the next run if we are killed)
-            executor = LocalExecutor(cfg, out / "logs", say, on_warning=lambda text: report(
-                Alert(text)), tracker=procs, bots=entries, hide=[out])
+        if not test.done() and not test.hopeless() and pending:
+            executor = make_executor(cfg, out, report, procs)
             try:
                 played = await _play(cfg, out, store, executor, pending, test, report,
                                      on_match)
@@ -150,31 +211,38 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
                 disqualified = executor.disqualifications
                 # shielded: a cancellation arriving now must not cut the bots' shutdown short
                 await asyncio.shield(executor.close())
+        test.rebuild(store.results())      # the final word: stored results, final absentees
+        absent = procs.never_started()
     state = test.state
-    capped = state.decision is None and state.blocks >= g.max_blocks
-    _write_state(out, cfg, state, capped)
-    return GauntletOutcome(state, played, len(done_before), capped, out, tuple(disqualified))
+    capped = state.decision is None and test.prefix.consumed >= len(test.order)
+    _write_state(out, cfg, state, capped, test.prefix.excluded)
+    return GauntletOutcome(state, played, len(done_before), capped, out, tuple(disqualified),
+                           tuple(absent.items()))
 
 
-async def _play(cfg: TournamentConfig, out: Path, store: Store, executor: LocalExecutor,
+async def _play(cfg: TournamentConfig, out: Path, store: Store, executor: MatchExecutor,
                 pending: list[ScheduledMatch], test: _Test, report: Reporter,
                 on_match: Callable[[ScheduledMatch], None] | None) -> int:
-    """Play ``pending`` in schedule order until the test decides; matches played."""
+    """Play ``pending`` in schedule order until the test decides (or nothing more can be
+    learnt); matches played."""
     queue: asyncio.Queue[ScheduledMatch] = asyncio.Queue()
     for m in pending:
         queue.put_nowait(m)
     played = 0
 
+    def say(text: str) -> None:
+        report(Message(text))
+
     async def worker() -> None:
         nonlocal played
-        while test.state.decision is None and not queue.empty():
+        while not test.done() and not test.hopeless() and not queue.empty():
             m = queue.get_nowait()
             done = await executor.play(m)
             await uncancellable(save_played(out, store, done))   # stored whole or not at all
             played += 1
             if on_match is not None:
                 on_match(m)
-            test.add(done.row)
+            test.add(done.row, store, say)
 
     await executor.start()
     report(Notice(sandbox_banner(cfg)))

@@ -129,6 +129,7 @@ def cross_problems(data: Any) -> list[Problem]:
         out += _bot_problems(bots, gauntlet=gauntlet is not None)
         if isinstance(gauntlet, dict):
             out += _gauntlet_problems(gauntlet, bots)
+    out += _mode_problems(data)
     out += _rules_problems(data)
     out += _cluster_problems(data)
     out += _sandbox_problems(data)
@@ -158,6 +159,16 @@ def _table_count(section: dict[str, Any], n: int) -> int | None:
         return None          # a field problem
     from .balanced import covering_size
     return meetings * covering_size(n)
+
+
+def _mode_problems(data: dict[str, Any]) -> list[Problem]:
+    """``mode = "gauntlet"`` needs a ``[gauntlet]`` section."""
+    section = data.get("tournament")
+    if isinstance(section, dict) and section.get("mode") == "gauntlet" \
+            and data.get("gauntlet") is None:
+        return [("tournament.mode", 'mode = "gauntlet" needs a [gauntlet] section (candidate '
+                 "= one of the bots; see `arena gauntlet --help`)")]
+    return []
 
 
 def _gauntlet_problems(gauntlet: dict[str, Any], bots: list[Any]) -> list[Problem]:

@@ -82,6 +82,11 @@ class ProcessTable:
             "SELECT bot, last_error FROM bot_starts WHERE registered = 0 AND failed > 0 "
             "ORDER BY bot")}
 
+    def failed_starts(self) -> dict[str, int]:
+        """Bots that never registered: name -> how many of their starts failed."""
+        return {bot: int(failed) for bot, failed in self.db.execute(
+            "SELECT bot, failed FROM bot_starts WHERE registered = 0 AND failed > 0")}
+
 
 def never_started(db: sqlite3.Connection) -> dict[str, str]:
     """:meth:`ProcessTable.never_started` of a store, read-only; {} for a store written

@@ -22,6 +22,7 @@ from pathlib import Path
 from ..events import EventSink, MatchFinished
 from .config import TournamentConfig
 from .executor import MatchExecutor
+from .growth import prepare_schedule
 from .local import LocalExecutor, sandbox_banner
 from .outdir import (leftovers_notice, out_dir_lock, prepare_out_dir, save_played,
                      sweep_unfinished_records, write_standings)
@@ -93,7 +94,9 @@ async def _run_locked(cfg: TournamentConfig, out: Path, report: Reporter,
         schedule = make_schedule(names, cfg.tournament.deals_per_table, cfg.tournament.seed,
                                  schedule=cfg.tournament.schedule,
                                  pair_meetings=cfg.tournament.pair_meetings)
-        store.init_schedule(cfg.fingerprint(), cfg.tournament.name, schedule)
+        growth = prepare_schedule(store, cfg, schedule)   # a new, resumed or grown league
+        if growth.added:
+            report(Notice(f"arena: {growth.summary()}"))
         store.results()        # every stored row is checked before anything is played
         procs = ProcessTable(store.db)
         left = procs.end_leftovers()  # an arena that died on this directory left them

@@ -220,8 +220,39 @@ class Store:
                  for m in matches])
         return True
 
+    def set_meta(self, values: dict[str, str]) -> None:
+        """Insert or replace ``meta`` entries (one commit)."""
+        with self.db:
+            self.db.execute("BEGIN IMMEDIATE")
+            self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", values.items())
+
+    def extend_schedule(self, matches: list[ScheduledMatch], meta: dict[str, str]) -> None:
+        """Add ``matches`` to the schedule and set ``meta`` entries, in one transaction (a
+        league that grows, :mod:`.growth`).
+
+        Raises:
+            sqlite3.IntegrityError: a match id is already scheduled (nothing is written).
+        """
+        with self.db:
+            self.db.execute("BEGIN IMMEDIATE")
+            self.db.executemany(
+                "INSERT INTO schedule VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(m.match_id, m.block_id, m.table, m.deal, m.seating, *m.seats, m.seed.hex())
+                 for m in matches])
+            self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta.items())
+
+    def scheduled_bots(self) -> list[str]:
+        """The bot names of the stored schedule, sorted."""
+        return sorted({name for row in self.db.execute(
+            "SELECT seat0, seat1, seat2 FROM schedule") for name in row})
+
+    def max_table(self) -> int:
+        """The highest table index of the stored schedule (-1 when it is empty)."""
+        value = self.db.execute("SELECT MAX(table_idx) FROM schedule").fetchone()[0]
+        return -1 if value is None else int(value)
+
     def scheduled_count(self) -> int:
-        return self.db.execute("SELECT COUNT(*) FROM schedule").fetchone()[0]
+        return int(self.db.execute("SELECT COUNT(*) FROM schedule").fetchone()[0])
 
     def pending(self) -> list[ScheduledMatch]:
         """Scheduled matches without a result, in schedule order.

@@ -1,5 +1,6 @@
 """The Ray backend on a single-machine Ray instance (``ray.init(num_cpus=2)``, shared by this
-module's tests): the same results and records as ``local``; bot crashes stay bot faults; bots die with their worker."""
+module's tests): the same results and records as ``local``; bot crashes stay bot faults; bots
+die with their worker; the gauntlet plays there too."""
 
 from __future__ import annotations
 
@@ -106,7 +107,7 @@ def test_bots_die_with_their_worker(tmp_path, ray_2cpus):
     wrap = ["sh", "-c", '"$0" "$@"; sleep 3600', "{python}"]
     text = config_text(None, tag=tag, bots=2, time_ms=60_000)
     text = text.replace('command = ["{python}", ', f"command = {json.dumps(wrap)[:-1]}, ")
-    text += bot_block("bad", wrap + [str(RAWBOT), "--mode", "hang"], tag)
+    text += bot_block("bad", [*wrap, str(RAWBOT), "--mode", "hang"], tag)
     cfg = parse_config(text, "t.toml")
     worker = ray.remote(MatchWorker).options(num_cpus=0.75).remote(cfg, os.getcwd())
     match = make_schedule([b.name for b in cfg.bots], 1, cfg.tournament.seed)[0]
@@ -142,3 +143,32 @@ def test_no_room_for_any_worker_is_an_error_not_a_hang(tmp_path, monkeypatch, ra
                                      "node has 0.75 free CPUs")
     assert wait_no_processes(tag) == []
     assert (tmp_path / "o" / "results.sqlite").exists()      # the schedule is kept: resume
+
+
+def test_gauntlet_plays_on_ray_workers_with_a_twin_field_bot(tmp_path, ray_2cpus):
+    """`arena gauntlet --ray`: the gauntlet's bots (with the twin of a one-bot field) run on
+    the workers; the store, records, logs and the SPRT state are the driver's as with local."""
+    from arena.tournament.gauntlet_runner import run_gauntlet
+
+    tag = new_tag()
+    text = ('[sandbox]\nmode = "none"\n[tournament]\nseed = 3\nconcurrency = 2\n'
+            "[rules]\nhand_cap = 1\n[time]\nper_decision_ms = 10000\n"
+            '[gauntlet]\ncandidate = "greedy"\nelo1 = 100\nmax_blocks = 2\n'
+            + ray_extra(2, 0.25)
+            + bot_block("greedy", ["{python}", "-m", "sample_bots.greedy_bot"], tag)
+            + bot_block("random-0", ["{python}", "-m", "sample_bots.random_bot"], tag))
+    cfg = parse_config(text, "g.toml")
+    out = tmp_path / "g"
+    outcome = asyncio.run(run_gauntlet(cfg, out, progress=False))
+    assert wait_no_processes(tag) == []
+    rows = stored(out)
+    assert len(rows) == 12 and outcome.played_now == 12
+    assert {frozenset(r.seats) for r in rows.values()} == {
+        frozenset({"greedy", "random-0", "random-0#2"})}
+    state = json.loads((out / "sprt.json").read_text())
+    assert state["blocks"] == 2 and state["never_started"] == []
+    assert state["capped"] == (state["decision"] is None)
+    from arena.tournament.pool import safe_filename
+    for name in ("greedy", "random-0", "random-0#2"):
+        log = out / "logs" / f"{safe_filename(name)}.log"
+        assert "registered with the arena" in log.read_text()

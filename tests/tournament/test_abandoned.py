@@ -57,7 +57,9 @@ def test_failing_match_task_cancels_the_others_which_resume_replays(tmp_path, mo
     assert list((tmp_path / "records").iterdir()) == []
 
     monkeypatch.setattr(local_mod, "run_match", real)
-    outcome = asyncio.run(run_tournament(slow_config(tag, 3, 0), tmp_path, progress=False))
+    # the same bots: a bot's command may not change within a tournament (tests/tournament/
+    # test_growth.py)
+    outcome = asyncio.run(run_tournament(slow_config(tag, 3), tmp_path, progress=False))
     assert outcome.played_now == 6 and outcome.already_done == 0
     rows, pending = stored(tmp_path)
     assert pending == [] and len({r.match_id for r in rows}) == 6
@@ -93,7 +95,7 @@ def test_matches_finished_before_the_failure_are_kept(tmp_path, monkeypatch):
     for r in rows:
         assert r.status == "normal" and not any(r.forfeited)
     monkeypatch.setattr(local_mod, "run_match", real)
-    outcome = asyncio.run(run_tournament(slow_config(tag, 2, 0), tmp_path, progress=False))
+    outcome = asyncio.run(run_tournament(slow_config(tag, 2), tmp_path, progress=False))
     assert outcome.played_now == len(pending) and outcome.already_done == len(rows)
     assert wait_no_processes(tag) == []
 

@@ -69,11 +69,22 @@ def test_decisions_use_the_complete_block_prefix_only():
     for _ in range(6):
         assert not prefix.add(win("b1"))      # b1 complete, but b0 is not
     assert prefix.scores == []
-    for k in range(5):
+    for _ in range(5):
         prefix.add(win("b0"))
     assert prefix.add(win("b0")) and prefix.scores == [1.0, 1.0]   # b0 then b1
     prefix.add(win("b2"))
     assert prefix.scores == [1.0, 1.0]
+
+
+def test_blocks_of_a_bot_that_never_started_are_passed_over():
+    prefix = BlockPrefix("c", ["b0", "b1", "b2"], excluded=frozenset({"z"}))
+    for _ in range(6):
+        prefix.add(MatchResult(("c", "x", "z"), (1, 2, 3), "b0"))
+        prefix.add(MatchResult(("c", "x", "y"), (3, 2, 1), "b1"))
+    assert prefix.scores == [0.0] and prefix.consumed == 2
+    for _ in range(6):
+        prefix.add(MatchResult(("c", "x", "y"), (1, 2, 3), "b2"))
+    assert prefix.scores == [0.0, 1.0] and prefix.consumed == 3
 
 
 @pytest.mark.parametrize("bad, message", [
@@ -137,7 +148,7 @@ def test_arena_gauntlet_decides_h1_for_greedy_against_random_and_resumes(tmp_pat
     counts = Counter(b for (b,) in done)
     prefix = [f"t000-d{d:04d}" for d in range(state["blocks"])]
     assert all(counts[b] == 6 for b in prefix) and len(done) >= 6 * state["blocks"]
-    again = subprocess.run(cmd + ["--quiet"], capture_output=True, text=True, timeout=120)
+    again = subprocess.run([*cmd, "--quiet"], capture_output=True, text=True, timeout=120)
     assert again.returncode == 0, again.stderr
     assert "0 matches played now" in again.stdout and "H1 accepted" in again.stdout
     assert json.loads((out / "sprt.json").read_text()) == state
@@ -170,6 +181,7 @@ def test_example_gauntlet_config_is_valid():
     from arena.tournament.config import load_config
     cfg = load_config(Path(__file__).parents[2] / "examples" / "gauntlet.toml")
     assert cfg.gauntlet.candidate == "greedy" and cfg.gauntlet.elo1 == 50
+    assert cfg.tournament.mode == "gauntlet"   # `arena run` plays it too
     assert [e.name for e in gauntlet_entries(cfg)] == ["greedy", "random", "random-2"]
 
 
@@ -239,3 +251,103 @@ def store_rows(out):
     from arena.tournament.store import open_existing
     with open_existing(out) as store:
         return store.results()
+
+
+def test_mode_gauntlet_needs_a_gauntlet_section(tmp_path, capsys):
+    text = '[tournament]\nmode = "gauntlet"\n' + "".join(
+        bot_block(f"b{k}", ["{python}", "-m", "sample_bots.random_bot"], "t") for k in range(3))
+    with pytest.raises(ConfigError, match='tournament.mode: mode = "gauntlet" needs a '
+                       r"\[gauntlet\] section"):
+        parse_config(text, "t.toml")
+    cfg = parse_config(gauntlet_text("t").replace("[tournament]\n",
+                                                  '[tournament]\nmode = "gauntlet"\n'))
+    assert cfg.tournament.mode == "gauntlet"
+    assert parse_config(gauntlet_text("t")).tournament.mode == "round-robin"
+    web = tmp_path / "w.toml"
+    web.write_text(gauntlet_text("t").replace("[tournament]\n", '[tournament]\nmode = '
+                                              '"gauntlet"\n'))
+    assert main(["run", str(web), "--web", "0", "--out", str(tmp_path / "o")]) == 2
+    assert "--web and --json are for round-robins" in capsys.readouterr().err
+
+
+@pytest.mark.e2e
+def test_arena_run_with_mode_gauntlet_runs_the_gauntlet(tmp_path):
+    tag = new_tag()
+    cfg = tmp_path / "g.toml"
+    cfg.write_text(gauntlet_text(tag).replace("[tournament]\n",
+                                              '[tournament]\nmode = "gauntlet"\n'))
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "arena.cli", "run", str(cfg), "--out",
+                           str(out), "--quiet"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "H1 accepted: greedy is stronger than the field" in proc.stdout
+    state = json.loads((out / "sprt.json").read_text())
+    assert state["decision"] == "H1" and state["never_started"] == []
+    assert (out / "arena.log").is_file()
+    assert wait_no_processes(tag) == []
+
+
+BROKEN = ["{python}", "-c", "import sys; sys.exit('no model file')"]
+
+
+@pytest.mark.e2e
+def test_gauntlet_keeps_a_field_bot_that_never_started_out_of_the_sprt(tmp_path):
+    """A field of 3 where one bot exits before registering: its two tables are passed over,
+    the test decides on the third table alone, and the exit status is 3 as in `arena run`."""
+    from arena.ratings.sprt import block_score, sequential_test
+    from arena.tournament.gauntlet import sprt_parameters
+    from arena.tournament.store import open_existing
+
+    tag = new_tag()
+    text = gauntlet_text(tag, field=2, extra="[faults]\nmax_crashes = 2\n") \
+        + bot_block("broken", BROKEN, tag)
+    cfg_file = tmp_path / "g.toml"
+    cfg_file.write_text(text)
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "arena.cli", "gauntlet", str(cfg_file),
+                           "--out", str(out), "--quiet"], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 3, proc.stderr
+    assert "arena: error: bot 'broken' never started: " in proc.stderr
+    assert "kept out of the SPRT" in proc.stderr
+    state = json.loads((out / "sprt.json").read_text())
+    assert state["never_started"] == ["broken"] and state["decision"] == "H1"
+    # the decision is the SPRT over the complete blocks of the one table without 'broken'
+    with open_existing(out) as store:
+        rows = store.results()
+    by_block: dict[str, list[MatchResult]] = {}
+    for r in rows:
+        by_block.setdefault(r.block_id, []).append(
+            MatchResult(r.seats, r.placings, r.block_id, r.forfeited))
+    scores = []
+    for d in range(40):
+        matches = by_block.get(f"t000-d{d:04d}", [])
+        if len(matches) < 6:
+            break
+        scores.append(block_score(matches, "greedy"))
+    want = sequential_test(scores, sprt_parameters(parse_config(text)), 40)
+    assert want.decision == "H1" and state["blocks"] == want.blocks
+    assert state["llr"] == pytest.approx(want.llr)
+    assert wait_no_processes(tag) == []
+
+
+@pytest.mark.e2e
+def test_gauntlet_stops_when_the_candidate_never_started(tmp_path):
+    tag = new_tag()
+    text = gauntlet_text(tag, field=2, extra="[faults]\nmax_crashes = 2\n").replace(
+        json.dumps(["{python}", "-m", "sample_bots.greedy_bot"]), json.dumps(BROKEN))
+    assert "no model file" in text
+    cfg_file = tmp_path / "g.toml"
+    cfg_file.write_text(text)
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "arena.cli", "gauntlet", str(cfg_file),
+                           "--out", str(out), "--quiet"], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 3, proc.stderr
+    assert "no decision: no table is left without a bot that never started" in proc.stdout
+    state = json.loads((out / "sprt.json").read_text())
+    assert state["blocks"] == 0 and state["decision"] is None
+    assert state["never_started"] == ["greedy"]
+    played = int(proc.stdout.split(" matches played now")[0].rsplit("\n", 1)[-1])
+    assert 2 <= played <= 4        # stopped once its 2 starts had failed (2 slots in flight)
+    assert wait_no_processes(tag) == []

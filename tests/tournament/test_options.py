@@ -285,12 +285,15 @@ CASES = [
 
 #: options whose end-to-end test (real bot processes over gRPC) lives with their feature:
 #: option -> (test module under tests/, test function)
+_TLS = ("protocol/test_tls.py", "test_tournament_over_tls_hands_started_bots_the_ca")
 ELSEWHERE: dict[str, tuple[str, str]] = {
-    "server.tls_cert": ("protocol/test_tls.py", "test_tournament_over_tls_hands_started_bots_the_ca"),
-    "server.tls_key": ("protocol/test_tls.py", "test_tournament_over_tls_hands_started_bots_the_ca"),
-    "server.tls_ca": ("protocol/test_tls.py", "test_tournament_over_tls_hands_started_bots_the_ca"),
+    "server.tls_cert": _TLS,
+    "server.tls_key": _TLS,
+    "server.tls_ca": _TLS,
     "server.client_ca": ("protocol/test_tls.py",
                          "test_mutual_tls_requires_a_client_certificate_from_the_client_ca"),
+    "tournament.mode": ("tournament/test_gauntlet.py",
+                        "test_arena_run_with_mode_gauntlet_runs_the_gauntlet"),
     # [sandbox] and a bot's own sandbox overrides (issue 13): real bwrap tournaments
     "sandbox.mode": ("sandbox/test_malicious_bots.py", "test_attack_fails_in_the_sandbox"),
     "sandbox.memory_mib": ("sandbox/test_malicious_bots.py",
