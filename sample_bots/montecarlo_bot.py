@@ -33,7 +33,7 @@ from arena.rules.errors import RulesError
 from arena.rules.sample import sample_state
 from arena.rules.state import MatchState
 from arena.rules.tricks import legal_play_mask
-from arena.rules.view import View
+from arena.rules.view import View, view_of
 from arena.sdk import MatchEnd, MatchInfo, Player, run
 
 from .greedy_bot import ranked_actions
@@ -168,7 +168,7 @@ def playout(st: MatchState, seat: int, rng: random.Random) -> float:
         if st.decision is Decision.PLAY:
             st.apply(quick_play(st, rng))
         else:
-            st.apply(ranked_actions(st.view(st.current_seat))[0])
+            st.apply(ranked_actions(view_of(st, st.current_seat))[0])
     return hand_value(st, seat)
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from ..protocol._gen.threefiveeight.v1 import arena_pb2 as pb
 from ..protocol.convert import ConversionError, action_from_text, rules_to_proto, view_to_proto
 from ..rules import MatchState, RulesConfig, make_config
-from ..rules.view import View
+from ..rules.view import View, view_of
 from .harness import BotStream, Ended, Incoming
 from .positions import Position, find_positions, single_legal_action
 
@@ -224,7 +224,7 @@ def _full_match_check(preset: str, seed: int) -> Check:
         ids = [await drv.start_match(cfg, seat, f"full-s{seat}") for seat in range(3)]
         while not state.finished:
             seat = state.current_seat
-            code, ms = await drv.ask(state.view(seat), ids[seat])
+            code, ms = await drv.ask(view_of(state, seat), ids[seat])
             res.latencies_ms.append(ms)
             state.apply(code)
         for match_id in ids:

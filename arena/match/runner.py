@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, UTC
 
-from ..rules import MatchState, RulesConfig, action_str
+from ..rules import MatchState, RulesConfig, action_str, view_of
 from ..rules.deal import derive_seed
 from ..rules.state import DealSource
 from .bot import Bot, BotFault, DecisionRequest, MatchEnd, MatchInfo
@@ -174,7 +174,7 @@ async def _ask(spec: MatchSpec, seat: _Seat, state: MatchState, request_id: int,
     legal = state.legal_actions()
     # whole milliseconds: the protocol's time_ms is an integer (int32)
     allowed_ms = spec.time_ms + int(seat.bank_ms or 0)
-    req = DecisionRequest(request_id, spec.match_id, None, allowed_ms, state=state, seat=s)
+    req = DecisionRequest(request_id, spec.match_id, view_of(state, s), allowed_ms)
     t0 = time.perf_counter()
     fault = detail = answer = None
     action: int | None = None

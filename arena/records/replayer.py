@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from ..rules import Decision, Deal, ExchangeEvent, MatchState, RulesConfig, TrickRecord
 from ..rules.cards import cards_of
 from ..rules.history import HandSummary
-from ..rules.view import View
+from ..rules.view import View, view_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,8 +86,8 @@ class Replayer:
         return self.state.finished
 
     def view(self, seat: int) -> View:
-        """``state.view(seat)`` now (before the next decision)."""
-        return self.state.view(seat)
+        """``view_of(state, seat)`` now (before the next decision)."""
+        return view_of(self.state, seat)
 
     def step(self, action: int) -> Step:
         """Apply ``action`` for the current seat and describe what it did.
@@ -124,7 +124,7 @@ class Replayer:
         if self.seat is None:
             hands = tuple(tuple(cards_of(h)) for h in st.hands)
         else:
-            own: tuple[int, ...] = tuple(self.state.view(self.seat).hand)
+            own: tuple[int, ...] = tuple(view_of(self.state, self.seat).hand)
             hands = tuple(own if s == self.seat else None for s in range(3))
         if done is not None:
             trick, winner = done.cards, done.winner

@@ -35,16 +35,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, UTC
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..match import Bot
 from ..match.bot import DecisionRequest
 from ..protocol.errors import redact
 from ..safetext import printable
 from .config import BotEntry
-from .peercheck import check_peer
+from .peercheck import check_peer, check_unix_peer
 from .processes import describe_exit, spawn, terminate
 from .reaper import INSTANCE_ENV, ProcessRecord, kill_leftovers, start_ticks
+
+if TYPE_CHECKING:
+    from ..protocol.server import ArenaServer
+    from ..sandbox import Launcher
 
 __all__ = [
     "BotPool",
@@ -105,7 +109,7 @@ class Instance:
 @dataclass
 class _BotState:
     entry: BotEntry
-    slots: asyncio.Queue = field(default_factory=asyncio.Queue)
+    slots: asyncio.Queue[Instance | None] = field(default_factory=asyncio.Queue)
     crashes: int = 0          # crashes, failed starts and (remote) failed connections
     no_shows: int = 0         # of which: a remote bot that did not connect
     disqualified: str | None = None
@@ -170,12 +174,12 @@ class BotPool:
             plain processes under the supervisor).
     """
 
-    def __init__(self, server, entries: Sequence[BotEntry], address: str,
+    def __init__(self, server: ArenaServer, entries: Sequence[BotEntry], address: str,
                  log_dir: Path, *, slots: int, register_timeout_s: float, max_crashes: int,
                  on_event: Callable[[str], None] = lambda msg: None,
                  tracker: ProcessTracker | None = None,
                  extra_env: dict[str, str] | None = None,
-                 launcher=None) -> None:
+                 launcher: Launcher | None = None) -> None:
         self.server = server
         self.launcher = launcher
         self.address = address
@@ -194,7 +198,7 @@ class BotPool:
             st = _BotState(e)
             for _ in range(1 if e.remote else slots):
                 st.slots.put_nowait(None)
-            if e.remote:
+            if e.remote and e.token:     # the config gives every remote bot a token
                 server.expect(e.token, e.name)
             self.bots[e.name] = st
 
@@ -223,7 +227,8 @@ class BotPool:
                     return None, UnavailableBot(name, reason)
             return inst, inst.bot
 
-        leased = dict(zip(slots, await asyncio.gather(*(ready(n) for n in slots))))
+        leased = dict(zip(slots, await asyncio.gather(*(ready(n) for n in slots)),
+                          strict=True))
         return [(n, *leased[n]) for n in names]
 
     async def release(self, name: str, inst: Instance | None, forfeit: str | None) -> None:
@@ -265,19 +270,54 @@ class BotPool:
             self.tracker.start_result(st.entry.name, ok, error)
 
     # ----- processes ------------------------------------------------------------------------
+    def _peer_check(self, pid: int) -> Callable[[str], str | None]:
+        """The check that a registration comes from the process tree of ``pid`` (TCP: the
+        connection's port; the Unix socket: the connected processes' ``SO_PEERCRED``)."""
+        port, unix = self.server.port, self.server.unix_socket
+
+        def check(peer: str) -> str | None:
+            if peer.startswith("unix:"):
+                return check_unix_peer(unix, pid) if unix else None
+            return check_peer(peer, port, pid) if port else None
+        return check
+
+    async def _start_remote(self, st: _BotState) -> tuple[Instance | None, str]:
+        e = st.entry
+        try:
+            bot = await self.server.wait_for_bot(e.token or "", self.register_timeout_s)
+        except Exception:
+            reason = (f"remote bot {e.name!r} did not connect within "
+                      f"{self.register_timeout_s:g} s")
+            self._crash(st, reason, no_show=True)
+            self._started(st, False, reason)
+            return None, reason
+        self._started(st, True)
+        return Instance(bot), ""
+
+    async def _spawn(self, e: BotEntry, argv: list[str], env: dict[str, str], log_path: Path,
+                     header: str) -> asyncio.subprocess.Process:
+        """Start one instance of ``e`` (in its sandbox, if any) logging to ``log_path``.
+
+        Raises:
+            OSError: it cannot be started.
+        """
+        with open(log_path, "ab") as logf:
+            logf.write(header.encode())
+            logf.flush()
+            # the supervisor runs outside the sandbox (parent-death signal, subreaper,
+            # process group in the process table); bwrap inside it (PID namespace)
+            if self.launcher is None:
+                return await spawn(argv, env=env, cwd=e.cwd, log_file=logf.fileno())
+            launch = self.launcher.prepare(e, argv, env)
+            proc = await spawn(launch.argv, env=launch.env, cwd=launch.cwd,
+                               log_file=logf.fileno(), preexec=launch.preexec)
+            self.launcher.started(e.name, proc, log_path, launch.cgroup)
+            return proc
+
     async def _start(self, st: _BotState) -> tuple[Instance | None, str]:
         e = st.entry
         if e.remote:
-            try:
-                bot = await self.server.wait_for_bot(e.token, self.register_timeout_s)
-            except Exception:
-                reason = (f"remote bot {e.name!r} did not connect within "
-                          f"{self.register_timeout_s:g} s")
-                self._crash(st, reason, no_show=True)
-                self._started(st, False, reason)
-                return None, reason
-            self._started(st, True)
-            return Instance(bot), ""
+            return await self._start_remote(st)
         st.started += 1
         number = st.started
         token, tag = secrets.token_hex(16), secrets.token_hex(8)
@@ -286,21 +326,10 @@ class BotPool:
         env = {**os.environ, **self.extra_env, **e.env, "ARENA_ADDRESS": self.address,
                "ARENA_TOKEN": token, INSTANCE_ENV: tag}
         log_path = self.log_path(e.name)
+        shown = [a.replace(token, redact(token)) for a in argv]  # no secrets in logs
         try:
-            with open(log_path, "ab") as logf:
-                shown = [a.replace(token, redact(token)) for a in argv]  # no secrets in logs
-                logf.write(f"=== {_stamp()} instance {number}: {shown}\n".encode())
-                logf.flush()
-                # the supervisor runs outside the sandbox (parent-death signal, subreaper,
-                # process group in the process table); bwrap inside it (PID namespace)
-                launch = (self.launcher.prepare(e, argv, env) if self.launcher is not None
-                          else None)
-                if launch is None:
-                    proc = await spawn(argv, env=env, cwd=e.cwd, log_file=logf.fileno())
-                else:
-                    proc = await spawn(launch.argv, env=launch.env, cwd=launch.cwd,
-                                       log_file=logf.fileno(), preexec=launch.preexec)
-                    self.launcher.started(e.name, proc, log_path)
+            proc = await self._spawn(e, argv, env, log_path,
+                                     f"=== {_stamp()} instance {number}: {shown}\n")
         except OSError as exc:
             self.server.forget(token)
             reason = f"cannot start bot {e.name!r}: {exc}"
@@ -312,12 +341,7 @@ class BotPool:
         inst.start_ticks = start_ticks(proc.pid) or 0
         if self.tracker is not None:
             self.tracker.spawned(tag, e.name, proc.pid, inst.start_ticks)
-        port = self.server.port
-        if port:
-            # the Unix socket sits in a private 0700 directory (bound into the bot's sandbox):
-            # only TCP peers are traced to the process started for the token
-            self.server.set_peer_check(token, lambda peer: None if peer.startswith("unix:")
-                                       else check_peer(peer, port, proc.pid))
+        self.server.set_peer_check(token, self._peer_check(proc.pid))
         reg = asyncio.ensure_future(self.server.wait_for_bot(token, self.register_timeout_s))
         died = asyncio.ensure_future(proc.wait())
         try:

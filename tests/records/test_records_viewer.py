@@ -19,6 +19,7 @@ from arena.records.verify import rules_of
 from arena.rules import card_str, parse_action, parse_card
 
 from .helpers import HOSTILE, FaultyPolicy, RandomPolicy, play
+from arena.rules.view import view_of
 
 SUIT = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 CARD_TEXT = re.compile(r"(?:10|[2-9JQKA])[\u2660\u2665\u2666\u2663]")
@@ -279,7 +280,7 @@ def test_seat_switch_hides_the_other_hands(browser_page, sm, sm_page):
         assert step_of_page(page) == step            # switching keeps the step
         assert page.evaluate("location.hash") == f"#step={step}&view={me}"
         assert seat_cards(page, me) == hand_cards(st, me)
-        view = st.view(me)
+        view = view_of(st, me)
         known = {card_str(e.card) for e in view.exchange_events if e.card is not None}
         dom_cards = set(page.eval_on_selector_all("[data-card]", "es => es.map(e => e.dataset.card)"))
         texts = set(CARD_TEXT.findall(page.inner_text("body")))

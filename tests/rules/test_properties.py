@@ -14,6 +14,7 @@ from arena.rules.actions import MISERE
 from arena.rules.sample import sample_state
 
 from .strategies import accepted_configs
+from arena.rules.view import view_of
 
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -114,11 +115,11 @@ def test_views_reveal_nothing_hidden(cfg, seed, play_seed, stop_at):
     if s.finished:
         return
     for seat in range(3):
-        v = s.view(seat)
+        v = view_of(s, seat)
         other = sample_state(v, rng)
-        assert other.view(seat) == v
+        assert view_of(other, seat) == v
         copy = s.copy()
-        assert copy.view(seat) == v
+        assert view_of(copy, seat) == v
 
 
 @settings(max_examples=40, deadline=None)
@@ -143,7 +144,7 @@ def test_swapping_opponents_cards_does_not_change_a_view(seed, play_seed, viewer
     rng = random.Random(play_seed)
     steps = 0
     while not s1.finished:
-        assert s1.view(viewer) == s2.view(viewer)
+        assert view_of(s1, viewer) == view_of(s2, viewer)
         action = rng.choice(s1.legal_actions())
         if action in (x, y) or not s2.is_legal(action):
             break
