@@ -108,10 +108,11 @@ class MonteCarloBot(Player):
             return legal[0]
         self.stats["decisions"] += 1
         ranked = ranked_actions(view)
-        if view.decision is Decision.PLAY:
+        decision = view.decision
+        if decision is None or decision is Decision.PLAY:
             cands = ranked
         else:
-            cands = ranked[:MAX_CANDIDATES.get(view.decision, 6)]
+            cands = ranked[:MAX_CANDIDATES.get(decision, 6)]
         hard = start + self.allowed_s() * max(self.budget_fraction, HARD_FRACTION)
         means = self._search(view, cands, start + self.budget_s(), hard)
         if means is None:
@@ -250,10 +251,7 @@ def quick_play(st: MatchState, rng: random.Random) -> int:
             best = c
     win = _beating(legal, best, trump)
     if st.contract == MISERE:
-        lose = legal & ~win
-        if lose:
-            return _high(lose)
-        return _high(legal) if len(trick) == 2 else _low(legal, -1)
+        return _quick_duck(legal, win, len(trick))
     if win:
         if len(trick) == 2:
             return _low(win, trump)
@@ -263,6 +261,16 @@ def quick_play(st: MatchState, rng: random.Random) -> int:
             return _low(sure, trump)
     lose = legal & ~win
     return _low(lose if lose else legal, trump)
+
+
+def _quick_duck(legal: int, win: int, played: int) -> int:
+    """Misère follow for :func:`quick_play` (``played``: cards already in the trick): the
+    highest card that loses the trick; with none, the highest card when last to play (the trick
+    is lost anyway), else the lowest."""
+    lose = legal & ~win
+    if lose:
+        return _high(lose)
+    return _high(legal) if played == 2 else _low(legal, -1)
 
 
 def _quick_lead(legal: int, others: int, trump: int, misere: bool, rng: random.Random) -> int:

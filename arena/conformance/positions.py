@@ -48,7 +48,9 @@ Predicate = Callable[[View], bool]
 def _wants(cfg: RulesConfig) -> list[tuple[str, Predicate]]:
     """(line name, predicate) for every position wanted in a preset's matches."""
     p = cfg.preset
-    kind = lambda d: (lambda v: v.decision is d)  # noqa: E731 - tiny predicate factory
+
+    def kind(d: Decision) -> Predicate:
+        return lambda v: v.decision is d
     wants: list[tuple[str, Predicate]] = []
     offered = [t for t, on in (("no-trump", cfg.no_trump), ("misere", cfg.misere)) if on]
 

@@ -83,7 +83,7 @@ def test_clean_match_matches_a_direct_engine_replay():
 
 
 def test_illegal_answers_are_faults_then_forfeit():
-    bots = randoms(2) + [LocalBot(ScriptedPolicy(999, {1, 2, 3, 4}), "bad")]
+    bots = [*randoms(2), LocalBot(ScriptedPolicy(999, {1, 2, 3, 4}), "bad")]
     res = play(bots, max_faults=3)
     faults = [d for d in res.decisions if d.fault]
     assert [(d.seat, d.fault, d.answer, d.fallback) for d in faults] == [
@@ -95,11 +95,11 @@ def test_illegal_answers_are_faults_then_forfeit():
 
 
 def test_error_and_malformed_are_faults_without_forfeit_below_the_limit():
-    bots = randoms(2) + [LocalBot(ScriptedPolicy(ValueError("boom"), {2}), "err")]
+    bots = [*randoms(2), LocalBot(ScriptedPolicy(ValueError("boom"), {2}), "err")]
     res = play(bots)
     assert [(d.fault, d.detail) for d in res.decisions if d.fault] == [
         ("error", "ValueError: boom")]
-    bots = randoms(2) + [LocalBot(ScriptedPolicy("AS", {1}), "str")]
+    bots = [*randoms(2), LocalBot(ScriptedPolicy("AS", {1}), "str")]
     res = play(bots)
     f = [d for d in res.decisions if d.fault]
     assert [(d.fault, d.answer) for d in f] == [("malformed", "'AS'")]
@@ -107,7 +107,7 @@ def test_error_and_malformed_are_faults_without_forfeit_below_the_limit():
 
 
 def test_timeout_uses_the_fallback():
-    bots = randoms(2) + [LocalBot(SleepyPolicy(0.08), "slow", threaded=True)]
+    bots = [*randoms(2), LocalBot(SleepyPolicy(0.08), "slow", threaded=True)]
     res = play(bots, hand_cap=1, time_ms=10, grace_ms=20, max_faults=2)
     faults = [d for d in res.decisions if d.fault]
     assert [d.fault for d in faults] == ["timeout", "timeout"] and res.forfeited[2]
@@ -115,7 +115,7 @@ def test_timeout_uses_the_fallback():
 
 
 def test_time_bank_absorbs_slow_decisions():
-    bots = randoms(2) + [LocalBot(SleepyPolicy(0.06), "slow", threaded=True)]
+    bots = [*randoms(2), LocalBot(SleepyPolicy(0.06), "slow", threaded=True)]
     res = play(bots, hand_cap=1, time_ms=10, grace_ms=20, time_bank_ms=2000, max_faults=99)
     seat2 = [d for d in res.decisions if d.seat == 2 and d.think_ms is not None]
     assert all(d.fault is None for d in seat2[:5])       # the bank pays for the overage
@@ -125,7 +125,7 @@ def test_time_bank_absorbs_slow_decisions():
 
 
 def test_disconnect_forfeits_at_once_and_others_finish():
-    res = play(randoms(2) + [GoneBot(after=4)])
+    res = play([*randoms(2), GoneBot(after=4)])
     assert res.forfeited == (False, False, True)
     assert res.forfeit_reasons[2].startswith("disconnect")
     assert res.faults[2] == 1 and res.state.finished and res.placings[2] == 3
@@ -136,9 +136,9 @@ def test_fallback_is_deterministic():
     assert fallback_action(b"s", 7, legal) == fallback_action(b"s", 7, legal)
     picks = {fallback_action(b"s", i, legal) for i in range(60)}
     assert len(picks) > 5
-    bots = randoms(2) + [LocalBot(ScriptedPolicy(999, set(range(1, 100))), "bad")]
+    bots = [*randoms(2), LocalBot(ScriptedPolicy(999, set(range(1, 100))), "bad")]
     a = play(bots, max_faults=1)
-    bots = randoms(2) + [LocalBot(ScriptedPolicy(999, set(range(1, 100))), "bad")]
+    bots = [*randoms(2), LocalBot(ScriptedPolicy(999, set(range(1, 100))), "bad")]
     b = play(bots, max_faults=1)
     assert [d.action for d in a.decisions] == [d.action for d in b.decisions]
 

@@ -1,5 +1,5 @@
-"""ViewEncoder builds exactly view_to_proto's message, at every decision, for every seat; ViewDecoder
-rebuilds exactly view_from_proto's View."""
+"""ViewEncoder builds exactly view_to_proto's message, at every decision, for every seat;
+ViewDecoder rebuilds exactly view_from_proto's View."""
 
 from __future__ import annotations
 

@@ -41,7 +41,7 @@ def test_six_contracts_beyond_18_hands_runs_in_cycles_of_six(hands):
     for seat in range(3):
         chosen = [c for c, _, _ in log[seat]]
         assert len(chosen) == hands // 3            # every player declares equally often
-        for k, (c, legal, used) in enumerate(log[seat]):
+        for k, (_c, legal, used) in enumerate(log[seat]):
             cycle_start = k - k % 6
             before = chosen[cycle_start:k]          # chosen earlier in this cycle
             assert sorted(legal) == sorted(set(ALL_SIX) - set(before))
@@ -82,7 +82,7 @@ def test_from_position_replays_contracts_into_the_current_cycle():
     (((), (0, 0), ()), "trump:S is chosen twice in one cycle"),
     (((), (6,), ()), "6 is not a contract of these rules"),
     (((), (True,), ()), "True is not a contract"),
-    (((), (), ()) + ((),), "3 sequences"),
+    (((), (), (), ()), "3 sequences"),
     ("SHD", "3 sequences"),
 ])
 def test_from_position_rejects_bad_contracts_used(used, msg):
@@ -92,7 +92,7 @@ def test_from_position_rejects_bad_contracts_used(used, msg):
 
 
 def test_contracts_not_in_the_rule_set_are_rejected():
-    with pytest.raises(RulesError, match="misere is not|5 is not a contract"):
+    with pytest.raises(RulesError, match=r"misere is not|5 is not a contract"):
         MatchState.from_position(make_config(), hand_number=2, dealer=0,
                                  contracts_used=((5,), (), ()))
 

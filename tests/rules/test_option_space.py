@@ -44,7 +44,7 @@ def test_every_combination_is_accepted_or_rejected_with_a_clear_error(drawn):
     except RulesConfigError as exc:
         text = str(exc)
         assert "\n" not in text
-        assert any(name in text for name in OPTION_NAMES + ("deck",)), text
+        assert any(name in text for name in (*OPTION_NAMES, "deck")), text
         return
     assert all(getattr(cfg, k) == (tuple(v) if isinstance(v, list) else v)
                for k, v in opts.items())
@@ -197,7 +197,7 @@ def test_end_reason_agrees_with_the_hand_by_hand_oracle(cfg, seq):
     against :func:`expected_end`, over score sequences full of ties."""
     scores, points, hands = (0, 0, 0), [], []
     for n, (pts, tricks, contract) in enumerate(seq, 1):
-        scores = tuple(x + p for x, p in zip(scores, pts))
+        scores = tuple(x + p for x, p in zip(scores, pts, strict=True))
         points.append(pts)
         hands.append(_Hand(n, scores, contract, tricks))
         got = end_reason(cfg, n, scores, tricks, contract == 5, points)

@@ -74,7 +74,7 @@ def test_random_play_invariants(cfg, seed, play_seed):
     n = cfg.tricks_per_hand
     assert 1 <= s.hand_number <= cfg.hand_cap
     assert len(s.completed_hands) == s.hand_number == len(s.hand_points)
-    assert list(map(sum, zip(*s.hand_points))) == s.scores
+    assert list(map(sum, zip(*s.hand_points, strict=True))) == s.scores
     for i, h in enumerate(s.completed_hands):
         assert len(h.tricks) == n and sum(h.tricks_won) == n
         assert tuple(sum(t.winner == seat for t in h.tricks) for seat in range(3)) == h.tricks_won
@@ -95,7 +95,7 @@ def test_random_play_invariants(cfg, seed, play_seed):
         else:
             assert h.events == ()                       # no exchange on the first hand
         if h.contract == MISERE:
-            assert h.points == tuple(lim - t for lim, t in zip(h.limits, h.tricks_won))
+            assert h.points == tuple(lim - t for lim, t in zip(h.limits, h.tricks_won, strict=True))
     assert s.placings is not None and min(s.placings) == 1
     if s.end_reason == "twelve-tricks":
         assert s.placings[s.twelve_trick_winner] == 1
@@ -166,4 +166,4 @@ def test_full_length_matches_end_within_the_cap(preset, seed, play_seed):
         s.apply(rng.choice(s.legal_actions()))
     assert s.hand_number <= cfg.hand_cap
     assert s.end_reason in ("twelve-tricks", "score", "hands", "hand-cap")
-    assert list(map(sum, zip(*s.hand_points))) == s.scores
+    assert list(map(sum, zip(*s.hand_points, strict=True))) == s.scores
