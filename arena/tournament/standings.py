@@ -18,6 +18,7 @@ import io
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
+from typing import Any
 
 from tabulate import tabulate
 
@@ -78,12 +79,12 @@ class Standings:
         return [n for n in (self.note, self.few_blocks) if n]
 
 
-def _ratings(results: Sequence[ResultRow], seed: int) -> tuple[RatingReport | None, str | None]:
-    rated = [RatedMatch(r.seats, tuple(r.placings), r.block_id, tuple(r.forfeited))
-             for r in results]
+def _ratings(results: Sequence[ResultRow], seed: int, bootstrap: int = DEFAULT_BOOTSTRAP
+             ) -> tuple[RatingReport | None, str | None]:
+    rated = [RatedMatch(r.seats, r.placings, r.block_id, r.forfeited) for r in results]
     blocks = len({r.block_id for r in results})
     try:
-        report = rate(rated, bootstrap=DEFAULT_BOOTSTRAP if blocks >= 2 else 0, seed=seed)
+        report = rate(rated, bootstrap=bootstrap if blocks >= 2 else 0, seed=seed)
     except RatingsInputError as exc:
         return None, f"note: no ratings: {exc}"
     notes = [] if blocks >= 2 else ["one duplicate block only: no confidence intervals"]
@@ -95,32 +96,35 @@ def _ratings(results: Sequence[ResultRow], seed: int) -> tuple[RatingReport | No
 
 
 def compute_standings(results: Sequence[ResultRow], bots: Sequence[str],
-                      seed: int = 0, absent: Mapping[str, str] | None = None) -> Standings:
+                      seed: int = 0, absent: Mapping[str, str] | None = None,
+                      bootstrap: int = DEFAULT_BOOTSTRAP) -> Standings:
     """Standings of ``bots`` (all listed, even with no match yet) over ``results``.
 
     Sorted by rating when available, else by average placing. Pure; deterministic for a
     given ``seed`` (the bootstrap's). ``absent``: bots that never took part (never started,
     or a remote bot that never connected) -> the note shown for them; the matches they were
-    scheduled in are kept out of the ratings (they measure only the absence).
+    scheduled in are kept out of the ratings (they measure only the absence). ``bootstrap``:
+    resamples of the 95% intervals (the live page uses fewer while a tournament runs).
     """
     absent = absent or {}
     rated = [r for r in results if not absent.keys() & set(r.seats)]
-    report, note = _ratings(rated, seed) if rated else (
-        None, "note: no matches played yet" if not results else "note: no ratings: every match had a "
-        "bot that never started")
+    report, note = _ratings(rated, seed, bootstrap) if rated else (
+        None, "note: no matches played yet" if not results else
+        "note: no ratings: every match had a bot that never started")
 
-    def zero() -> dict:
+    def zero() -> dict[str, Any]:
         return {"m": 0, "place": 0, "first": 0, "score": 0, "faults": 0, "forfeits": 0,
                 "ms": 0.0, "dec": 0, "blocks": set(), "cpu": 0.0, "cpu_dec": 0, "peak": None}
     acc = {b: zero() for b in bots}
     for r in results:
         for i, name in enumerate(r.seats):
             a = acc.setdefault(name, zero())
-            if r.cpu_s[i] is not None:
-                a["cpu"] += r.cpu_s[i]
+            cpu, peak = r.cpu_s[i], r.peak_mib[i]
+            if cpu is not None:
+                a["cpu"] += cpu
                 a["cpu_dec"] += r.decisions[i]
-            if r.peak_mib[i] is not None:
-                a["peak"] = max(a["peak"] or 0.0, r.peak_mib[i])
+            if peak is not None:
+                a["peak"] = max(a["peak"] or 0.0, peak)
             a["m"] += 1
             a["place"] += r.placings[i]
             a["first"] += r.placings[i] == 1
@@ -177,11 +181,14 @@ def table_rows(st: Standings) -> list[list[object]]:
 ALIGN = ["right", "left"] + ["right"] * (len(TABLE_KEYS) - 2)
 
 
-def standings_legend() -> list[str]:
-    """What the columns of the text and Markdown tables mean, one line each."""
+def standings_legend(st: Standings | None = None) -> list[str]:
+    """What the columns of the text and Markdown tables mean, one line each; with ``st``,
+    also what a status in the rating column means when one of its rows has one (a bot that
+    never started or did not connect)."""
     rating, ci = COLUMNS["rating"], COLUMNS["ci_low"]
-    return [f"{HEADERS[2]}: {rating.meaning}; {ci.header}: {ci.meaning}"] + \
-        legend(TABLE_KEYS[3:])
+    status = legend(["status"]) if st is not None and any(r.status for r in st.rows) else []
+    return [f"{HEADERS[2]}: {rating.meaning}; {ci.header}: {ci.meaning}", *status,
+            *legend(TABLE_KEYS[3:])]
 
 
 def format_standings(st: Standings, fmt: str = "text") -> str:
@@ -189,7 +196,7 @@ def format_standings(st: Standings, fmt: str = "text") -> str:
     them, json escapes them, md and text show them with :mod:`arena.safetext`."""
     if fmt == "json":
         return json.dumps({"standings": [asdict(r) for r in st.rows], "notes": st.notes,
-                           "legend": standings_legend()}, indent=2, ensure_ascii=False)
+                           "legend": standings_legend(st)}, indent=2, ensure_ascii=False)
     if fmt == "csv":
         buf = io.StringIO()
         w = csv.writer(buf)
@@ -207,9 +214,9 @@ def format_standings(st: Standings, fmt: str = "text") -> str:
                         colalign=ALIGN)
         notes = [markdown_cell(n) for n in st.notes]
         return "\n\n".join([text, *notes, "\n".join(
-            f"- {markdown_cell(line)}" for line in standings_legend())]) + "\n"
+            f"- {markdown_cell(line)}" for line in standings_legend(st))]) + "\n"
     for row in rows:
         row[1] = printable(str(row[1]))
     text = tabulate(rows, headers=HEADERS, tablefmt="simple", disable_numparse=True,
                     colalign=ALIGN)
-    return "\n\n".join([text, *st.notes, "\n".join(standings_legend())]) + "\n"
+    return "\n\n".join([text, *st.notes, "\n".join(standings_legend(st))]) + "\n"
