@@ -25,6 +25,7 @@ import time
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from arena.rules.view import view_of
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -59,7 +60,7 @@ def play_match(job: tuple[int, tuple[str, ...], argparse.Namespace]) -> dict:
     count = [0, 0, 0]
     while not state.finished:
         seat = state.current_seat
-        view = state.view(seat)
+        view = view_of(state, seat)
         t0, c0 = time.perf_counter(), time.process_time()
         action = bots[seat].decide(view)
         dt = time.perf_counter() - t0

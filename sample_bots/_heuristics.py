@@ -218,7 +218,7 @@ def _declared_voids(view: View, down: int) -> int:
     since (no hidden card received, no card of that suit given to him)."""
     voids = 0
     for e in view.exchange_events:
-        if e.kind == "void" and e.down == down:
+        if e.kind == "void" and e.down == down and e.suit is not None:
             voids |= 1 << e.suit
         elif e.kind == "give" and e.down == down:
             voids = 0 if e.card is None else voids & ~(1 << (e.card // 13))

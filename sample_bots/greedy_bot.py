@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
 from arena.rules.actions import MISERE, Decision
 from arena.rules.cards import SUIT_MASKS
@@ -53,22 +54,33 @@ class GreedyBot(Player):
         return choice if choice in legal else legal[0]
 
 
+def _rank_gives(view: View) -> list[int]:
+    """Cards to give, best first: a give-back after a demand, or a pass-return give."""
+    if view.cfg.exchange == "demand-suit":
+        return h.rank_give_backs(view)
+    return h.rank_pass_gives(view)
+
+
+def _rank_discards(view: View) -> list[int]:
+    return h.rank_by_keep(list(view.legal_actions), view.contract, view.hand)
+
+
+#: the ranking of each decision but PLAY (contract, discard, card exchange)
+_RANKERS: dict[Decision, Callable[[View], list[int]]] = {
+    Decision.CONTRACT: h.rank_contracts,
+    Decision.DISCARD: _rank_discards,
+    Decision.EXCHANGE_DEMAND: h.rank_demands,
+    Decision.EXCHANGE_GIVE: _rank_gives,
+    Decision.EXCHANGE_RETURN: h.rank_returns,
+}
+
+
 def ranked_actions(view: View, avoid_surplus: bool = True) -> list[int]:
     """Legal actions of the pending decision, best first (for play decisions only the chosen
     card is ranked first; the rest follow in card order)."""
-    d = view.decision
-    if d is Decision.CONTRACT:
-        return h.rank_contracts(view)
-    if d is Decision.DISCARD:
-        return h.rank_by_keep(list(view.legal_actions), view.contract, view.hand)
-    if d is Decision.EXCHANGE_DEMAND:
-        return h.rank_demands(view)
-    if d is Decision.EXCHANGE_GIVE:
-        if view.cfg.exchange == "demand-suit":
-            return h.rank_give_backs(view)
-        return h.rank_pass_gives(view)
-    if d is Decision.EXCHANGE_RETURN:
-        return h.rank_returns(view)
+    rank = _RANKERS.get(view.decision) if view.decision is not None else None
+    if rank is not None:
+        return rank(view)
     card = choose_play(view, avoid_surplus)
     return [card] + [a for a in view.legal_actions if a != card]
 

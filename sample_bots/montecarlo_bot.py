@@ -33,7 +33,7 @@ from arena.rules.errors import RulesError
 from arena.rules.sample import sample_state
 from arena.rules.state import MatchState
 from arena.rules.tricks import legal_play_mask
-from arena.rules.view import View
+from arena.rules.view import View, view_of
 from arena.sdk import MatchEnd, MatchInfo, Player, run
 
 from .greedy_bot import ranked_actions
@@ -108,10 +108,11 @@ class MonteCarloBot(Player):
             return legal[0]
         self.stats["decisions"] += 1
         ranked = ranked_actions(view)
-        if view.decision is Decision.PLAY:
+        decision = view.decision
+        if decision is None or decision is Decision.PLAY:
             cands = ranked
         else:
-            cands = ranked[:MAX_CANDIDATES.get(view.decision, 6)]
+            cands = ranked[:MAX_CANDIDATES.get(decision, 6)]
         hard = start + self.allowed_s() * max(self.budget_fraction, HARD_FRACTION)
         means = self._search(view, cands, start + self.budget_s(), hard)
         if means is None:
@@ -168,7 +169,7 @@ def playout(st: MatchState, seat: int, rng: random.Random) -> float:
         if st.decision is Decision.PLAY:
             st.apply(quick_play(st, rng))
         else:
-            st.apply(ranked_actions(st.view(st.current_seat))[0])
+            st.apply(ranked_actions(view_of(st, st.current_seat))[0])
     return hand_value(st, seat)
 
 
@@ -250,10 +251,7 @@ def quick_play(st: MatchState, rng: random.Random) -> int:
             best = c
     win = _beating(legal, best, trump)
     if st.contract == MISERE:
-        lose = legal & ~win
-        if lose:
-            return _high(lose)
-        return _high(legal) if len(trick) == 2 else _low(legal, -1)
+        return _quick_duck(legal, win, len(trick))
     if win:
         if len(trick) == 2:
             return _low(win, trump)
@@ -263,6 +261,16 @@ def quick_play(st: MatchState, rng: random.Random) -> int:
             return _low(sure, trump)
     lose = legal & ~win
     return _low(lose if lose else legal, trump)
+
+
+def _quick_duck(legal: int, win: int, played: int) -> int:
+    """Misère follow for :func:`quick_play` (``played``: cards already in the trick): the
+    highest card that loses the trick; with none, the highest card when last to play (the trick
+    is lost anyway), else the lowest."""
+    lose = legal & ~win
+    if lose:
+        return _high(lose)
+    return _high(legal) if played == 2 else _low(legal, -1)
 
 
 def _quick_lead(legal: int, others: int, trump: int, misere: bool, rng: random.Random) -> int:

@@ -5,9 +5,10 @@ Both runs play the same schedule (seeded SDK random bots, ``hand_cap`` hands a m
 same number of matches in flight (``slots``). Two rates each: the whole run (from the start of
 ``run_tournament`` to its end, bot and worker start-up included) and the steady state (the
 matches stored after the first ``slots`` ones, over the time since then), which is what a
-long tournament sees; the ratio is taken on the steady state. Ray itself is started before the ray run
-and not timed (a cluster is started once, with ``ray start``, and serves many tournaments).
-Rounds alternate local and ray and medians are compared, so drifting machine load hits both.
+long tournament sees; the ratio is taken on the steady state. Ray itself is started before the
+ray run and not timed (a cluster is started once, with ``ray start``, and serves many
+tournaments). Rounds alternate local and ray and medians are compared, so drifting machine load
+hits both.
 
 From the ray run's rate comes the per-match cost in slot-seconds (wall time x slots / matches),
 and from it the projected wall time of ``C(bots, 3) x 6 x deals`` matches on K nodes of
@@ -131,7 +132,10 @@ def bench_cluster(*, hand_cap: int = 5, deals: int = 4, slots: int = 2, rounds: 
     """
     from ..cluster.executor import import_ray
     ray = import_ray()
-    local_rates, ray_rates, local_whole, ray_whole = [], [], [], []
+    local_rates: list[float] = []
+    ray_rates: list[float] = []
+    local_whole: list[float] = []
+    ray_whole: list[float] = []
     matches = 6 * deals
     with tempfile.TemporaryDirectory(prefix="arena-bench-cluster-") as tmp:
         for r in range(rounds):
@@ -152,4 +156,5 @@ def bench_cluster(*, hand_cap: int = 5, deals: int = 4, slots: int = 2, rounds: 
             finally:
                 ray.shutdown()
     return ClusterFigures(matches, hand_cap, slots, tuple(local_rates), tuple(ray_rates),
-                          tuple(local_whole), tuple(ray_whole), project_bots, project_deals, node_cpus, cpus_per_bot)
+                          tuple(local_whole), tuple(ray_whole), project_bots, project_deals,
+                          node_cpus, cpus_per_bot)

@@ -15,6 +15,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ class StartFigures:
         ]
 
 
-async def _start_once(mode: str, tmp: Path) -> float:
+async def _start_once(mode: Literal["bwrap", "none"], tmp: Path) -> float:
     from ..protocol.server import ArenaServer
     from ..sandbox import Launcher, SandboxConfig, SocketDir
     from ..tournament.config import BotEntry
@@ -43,8 +44,11 @@ async def _start_once(mode: str, tmp: Path) -> float:
     with SocketDir() as sock:
         server = ArenaServer("127.0.0.1:0", unix_socket=sock.socket)
         await server.start()
+        address = server.unix_address
+        if address is None:                 # the server was given a socket, so it listens there
+            raise RuntimeError(f"the arena is not listening on {sock.socket}")
         launcher = Launcher(SandboxConfig(mode=mode), [entry], socket=sock.socket)
-        pool = BotPool(server, [entry], server.unix_address, tmp, slots=1,
+        pool = BotPool(server, [entry], address, tmp, slots=1,
                        register_timeout_s=30, max_crashes=0, launcher=launcher)
         try:
             t0 = time.perf_counter()

@@ -19,6 +19,7 @@ import itertools
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from ..ratings.plackett_luce import ELO_PER_NAT
 from ..ratings.sprt import SprtParameters, llr_from_sums
@@ -29,7 +30,7 @@ _SEATINGS = np.array(list(itertools.permutations(range(3))))  # seating -> hand 
 
 
 def simulate_block_scores(elo: float, rho: float, runs: int, blocks: int,
-                          rng: np.random.Generator) -> np.ndarray:
+                          rng: np.random.Generator) -> npt.NDArray[np.float64]:
     """Block scores (runs x blocks) of a candidate ``elo`` points above two equal field bots
     (bot 0 = candidate) under luck model ``rho``."""
     theta = np.array([elo / ELO_PER_NAT, 0.0, 0.0])
@@ -39,7 +40,8 @@ def simulate_block_scores(elo: float, rho: float, runs: int, blocks: int,
     shared = rng.random(size=(runs, blocks, 6, 3)) < rho
     keys = theta + np.where(shared, held, fresh)
     wins = (keys[..., :1] > keys[..., 1:]).astype(float)          # candidate vs each field bot
-    return wins.mean(axis=(2, 3))
+    scores: npt.NDArray[np.float64] = wins.mean(axis=(2, 3))
+    return scores
 
 
 @dataclass(frozen=True)

@@ -23,15 +23,23 @@ Run: ``arena bench arena [--decisions N] [--rounds R]``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import grpc
+
+if TYPE_CHECKING:
+    from ..match import Bot
+    from ..protocol.server import ArenaServer
+    from ..tournament.pool import BotPool
 
 PING_METHOD = "/threefiveeight.bench.PingPong/Echo"
 
@@ -79,7 +87,8 @@ class ThroughputFigures:
             out.append(f"arena, SDK random bots  : {sdk:8,.0f} decisions/s "
                        f"({1e6 / sdk:.0f} us each; the SDK's view rebuilding and policy call "
                        "included)")
-        rows = zip(self.raw_rates, self.arena_rates, self.sdk_rates or [None] * rounds)
+        rows = zip(self.raw_rates, self.arena_rates, self.sdk_rates or [None] * rounds,
+                   strict=True)
         out += [
             "rounds (raw / arena" + (" / SDK" if sdk is not None else "") + ") : " + ", ".join(
                 " / ".join(f"{x:,.0f}" for x in row if x is not None) for row in rows),
@@ -94,8 +103,8 @@ class ThroughputFigures:
                 f"Unix socket, arena      : {arena_u:8,.0f} decisions/s ({1e6 / arena_u:.0f} us "
                 "each; trivial bots)",
                 "Unix rounds (raw / arena): " + ", ".join(
-                    f"{r:,.0f} / {a:,.0f}" for r, a in zip(self.unix_raw_rates,
-                                                           self.unix_arena_rates)),
+                    f"{r:,.0f} / {a:,.0f}"
+                    for r, a in zip(self.unix_raw_rates, self.unix_arena_rates, strict=True)),
                 f"ratio arena / raw (unix): {arena_u / raw_u:.2f} (target >= 0.50)",
             ]
         return out
@@ -113,10 +122,8 @@ def echo_client(address: str) -> None:
             while (msg := await call.read()) is not grpc.aio.EOF:
                 await call.write(msg)
 
-    try:
+    with contextlib.suppress(grpc.RpcError):
         asyncio.run(echo())
-    except grpc.RpcError:
-        pass
 
 
 class RawRig:
@@ -129,7 +136,8 @@ class RawRig:
         self.server: grpc.aio.Server | None = None
         self.proc: asyncio.subprocess.Process | None = None
 
-    async def _echo(self, requests, context):
+    async def _echo(self, requests: AsyncIterator[bytes],
+                    context: grpc.aio.ServicerContext[bytes, bytes]) -> AsyncIterator[bytes]:
         async def reader() -> None:
             async for msg in requests:
                 self.inbox.put_nowait(msg)
@@ -189,9 +197,9 @@ class ArenaRig:
         self.bot = bot
         self.unix_socket = unix_socket
         self._tmp = tempfile.TemporaryDirectory(prefix="arena-bench-")
-        self.server = None
-        self.pool = None
-        self.bots: list = []
+        self.server: ArenaServer | None = None
+        self.pool: BotPool | None = None
+        self.bots: list[Bot] = []
         self.matches = 0
 
     async def start(self) -> None:
@@ -199,14 +207,14 @@ class ArenaRig:
         from ..tournament.config import BotEntry
         from ..tournament.pool import BotPool
         from ..tournament.local import server_address
-        self.server = ArenaServer("127.0.0.1:0", unix_socket=self.unix_socket)
-        port = await self.server.start()
+        self.server = server = ArenaServer("127.0.0.1:0", unix_socket=self.unix_socket)
+        port = await server.start()
         cmd = [sys.executable, *self.bot]
         entries = [BotEntry(name=f"bot-{i}", command=cmd) for i in range(3)]
-        address = self.server.unix_address or server_address("127.0.0.1:0", port)
-        self.pool = BotPool(self.server, entries, address,
-                            Path(self._tmp.name), slots=1, register_timeout_s=30, max_crashes=1)
-        leased = await self.pool.acquire([e.name for e in entries])
+        address = server.unix_address or server_address("127.0.0.1:0", port)
+        self.pool = pool = BotPool(server, entries, address, Path(self._tmp.name), slots=1,
+                                   register_timeout_s=30, max_crashes=1)
+        leased = await pool.acquire([e.name for e in entries])
         self.bots = [b for _, _, b in leased]
         await self._match()                                    # warm-up
 

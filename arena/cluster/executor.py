@@ -18,17 +18,23 @@ disqualifying a bot at its ``faults.max_crashes``-th crash as ``local`` does.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import signal
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
 from ..errors import UserError
 from ..tournament.config import RAY_MISSING, TournamentConfig
 from ..tournament.executor import PlayedMatch
 from ..tournament.schedule import ScheduledMatch
+
+if TYPE_CHECKING:
+    from .worker import WorkerReply
 
 #: workers a single match may lose (beyond one per slot: idle workers on a lost node) before
 #: the run stops
@@ -44,7 +50,35 @@ class ClusterError(UserError):
     """The Ray cluster cannot be used: not reachable, too small, or workers keep dying."""
 
 
-def import_ray():
+_R_co = TypeVar("_R_co", covariant=True)
+
+
+class RemoteMethod(Protocol[_R_co]):
+    """An actor method seen through a Ray actor handle: ``.remote(...)`` submits the call and
+    returns an ObjectRef, which is awaited for the method's return value."""
+
+    def remote(self, *args: object) -> Awaitable[_R_co]: ...
+
+
+class WorkerHandle(Protocol):
+    """What the driver calls on a :class:`~arena.cluster.worker.MatchWorker` actor. Ray's own
+    ``ActorHandle`` does not type the methods of the class it wraps, hence this protocol."""
+
+    @property
+    def play(self) -> RemoteMethod[WorkerReply]: ...
+    @property
+    def pids(self) -> RemoteMethod[list[int]]: ...
+    @property
+    def close(self) -> RemoteMethod[dict[str, bytes]]: ...
+
+
+class _WorkerFactory(Protocol):
+    """``ray.remote(MatchWorker).options(...)``: ``.remote(cfg, base_dir)`` creates an actor."""
+
+    def remote(self, cfg: TournamentConfig, base_dir: str | None) -> WorkerHandle: ...
+
+
+def import_ray() -> ModuleType:
     """Import Ray. Raises: ClusterError with the install hint when it is not installed."""
     try:
         import ray
@@ -72,16 +106,17 @@ class RayExecutor:
         self.crashes: Counter[str] = Counter()
         self.disqualified: dict[str, str] = {}
         self._disqualifications: list[str] = []
-        self.workers: list = []       # every live actor handle
-        self.idle: asyncio.Queue = asyncio.Queue()
+        self.workers: list[WorkerHandle] = []       # every live actor handle
+        self.idle: asyncio.Queue[WorkerHandle] = asyncio.Queue()
         self.lost = 0                 # workers lost during the run
-        self.ray = None
+        self.ray: ModuleType | None = None
         self._owns_ray = False
-        self._actor_cls = None
+        self._actor_cls: _WorkerFactory | None = None
         self.closing = False
         self.start_failures = 0
-        self.ready: set = set()       # workers placed and started
-        self._starting: set[asyncio.Future] = set()
+        self.ready: set[WorkerHandle] = set()       # workers placed and started
+        self._starting: set[asyncio.Future[None]] = set()
+        self.base_dir: str | None = None
 
     @property
     def disqualifications(self) -> list[str]:
@@ -100,7 +135,7 @@ class RayExecutor:
         if not ray.is_initialized():
             self._connect(ray, runtime_env)
             runtime_env = {}               # the job's: every worker gets it
-        elif "working_dir" in runtime_env and "://" not in runtime_env["working_dir"]:
+        elif (wd := self.cluster.working_dir) is not None and "://" not in wd:
             raise ClusterError("[cluster] working_dir: Ray is already initialized in this "
                                "process, and a local directory can only be shipped by the "
                                "job's ray.init; let arena connect to the cluster")
@@ -108,17 +143,19 @@ class RayExecutor:
         need = 3 * float(self.cluster.cpus_per_bot)
         self._check_room(ray, need)
         self.base_dir = None if self.cluster.working_dir is not None else os.getcwd()
-        options: dict = {"num_cpus": need, "max_restarts": 0, "scheduling_strategy": "SPREAD"}
+        options: dict[str, object] = {"num_cpus": need, "max_restarts": 0,
+                                      "scheduling_strategy": "SPREAD"}
         if runtime_env:
             options["runtime_env"] = runtime_env
-        self._actor_cls = ray.remote(MatchWorker).options(**options)
+        # Ray types an actor class's .remote() as "handle or the class itself"; it is a handle
+        self._actor_cls = cast(_WorkerFactory, ray.remote(MatchWorker).options(**options))
         for _ in range(self.slots):
             self._new_worker()
 
-    def _runtime_env(self) -> dict:
+    def _runtime_env(self) -> dict[str, object]:
         """``[cluster] runtime_env`` plus ``working_dir`` (a local directory, made absolute,
         or a URI such as ``s3://bucket/bots.zip`` passed as is)."""
-        env = dict(self.cluster.runtime_env)
+        env: dict[str, object] = dict(self.cluster.runtime_env)
         wd = self.cluster.working_dir
         if wd is not None:
             if "://" in wd:
@@ -130,9 +167,9 @@ class RayExecutor:
                 env["working_dir"] = str(path)
         return env
 
-    def _connect(self, ray, runtime_env: dict) -> None:
+    def _connect(self, ray: ModuleType, runtime_env: dict[str, object]) -> None:
         address = self.cluster.address
-        kwargs = dict(logging_level=logging.WARNING, log_to_driver=False)
+        kwargs: dict[str, object] = {"logging_level": logging.WARNING, "log_to_driver": False}
         if runtime_env:
             kwargs["runtime_env"] = runtime_env
         before = signal.getsignal(signal.SIGTERM)   # ray.init replaces it with sys.exit
@@ -152,7 +189,7 @@ class RayExecutor:
                 signal.signal(signal.SIGTERM, before)   # the CLI's clean shutdown again
         self._owns_ray = True
 
-    def _check_room(self, ray, need: float) -> None:
+    def _check_room(self, ray: ModuleType, need: float) -> None:
         cpus = [n.get("Resources", {}).get("CPU", 0.0) for n in ray.nodes() if n.get("Alive")]
         if cpus and max(cpus) < need:
             raise ClusterError(
@@ -163,13 +200,15 @@ class RayExecutor:
     def _new_worker(self) -> None:
         """Create a worker; it joins the idle queue once Ray has placed and started it (an
         actor waiting for room never holds a match)."""
+        if self._actor_cls is None:
+            raise RuntimeError("RayExecutor.start() has not run")
         actor = self._actor_cls.remote(self.cfg, self.base_dir)
         self.workers.append(actor)
         task = asyncio.ensure_future(self._when_ready(actor))
         self._starting.add(task)
         task.add_done_callback(self._starting.discard)
 
-    async def _when_ready(self, actor) -> None:
+    async def _when_ready(self, actor: WorkerHandle) -> None:
         from ray.exceptions import RayActorError
         try:
             await actor.pids.remote()
@@ -231,7 +270,7 @@ class RayExecutor:
             self._absorb(reply)
             return reply.played
 
-    async def _idle_worker(self):
+    async def _idle_worker(self) -> WorkerHandle:
         """The next idle worker. Raises ClusterError when for :data:`PLACEMENT_TIMEOUT_S` no
         worker at all is placed and started (waiting behind busy workers has no limit)."""
         waited, step, told = 0.0, 5.0, False
@@ -259,16 +298,15 @@ class RayExecutor:
             if not getter.done():
                 getter.cancel()
 
-    def _forget(self, actor) -> None:
+    def _forget(self, actor: WorkerHandle) -> None:
         if actor in self.workers:
             self.workers.remove(actor)
         self.ready.discard(actor)
-        try:
-            self.ray.kill(actor, no_restart=True)
-        except Exception:
-            pass
+        if self.ray is not None:
+            with contextlib.suppress(Exception):
+                self.ray.kill(actor, no_restart=True)
 
-    def _absorb(self, reply) -> None:
+    def _absorb(self, reply: WorkerReply) -> None:
         self._append_logs(reply.logs)
         local_logs = str(self.log_dir)
         for line in reply.events:
@@ -312,10 +350,8 @@ class RayExecutor:
             pass
         finally:
             for a in self.workers:
-                try:
+                with contextlib.suppress(Exception):
                     ray.kill(a, no_restart=True)
-                except Exception:
-                    pass
             self.workers.clear()
             self.ready.clear()
             if self._owns_ray:

@@ -23,7 +23,8 @@ from ..tournament.config import TournamentConfig, config_problems
 _INT = re.compile(r"[+-]?[0-9]{1,4000}")
 _FLAGS = {"tournament.preset": "--preset", "tournament.seed": "--seed",
           "time.per_decision_ms": "--time-ms", "time.grace_ms": "--grace-ms",
-          "rules": "--set", "bots": "bot commands"}
+          "rules": "--set", "bots": "bot commands", "sandbox.mode": "--sandbox",
+          "sandbox": "--limit"}
 
 
 def cli_scalar(raw: str) -> int | str:
@@ -58,8 +59,10 @@ def cli_int(low: int | None = None, high: int | None = None) -> Callable[[str], 
     return parse
 
 
-def parse_sets(items: Sequence[str]) -> dict[str, bool | int | list[int] | str]:
-    """``["hand_cap=3", "no_trump=true", "targets=9,5,2"]`` -> typed option values.
+def parse_sets(items: Sequence[str], flag: str = "--set"
+               ) -> dict[str, bool | int | list[int] | str]:
+    """``["hand_cap=3", "no_trump=true", "targets=9,5,2"]`` -> typed option values
+    (``flag``: the option named in errors).
 
     Raises:
         UserError: an item without ``=`` or with an empty name.
@@ -68,7 +71,7 @@ def parse_sets(items: Sequence[str]) -> dict[str, bool | int | list[int] | str]:
     for item in items:
         key, sep, raw = item.partition("=")
         if not sep or not key.strip():
-            raise UserError(f"--set expects OPTION=VALUE, got {item!r}")
+            raise UserError(f"{flag} expects OPTION=VALUE, got {item!r}")
         out[key.strip()] = cli_value(raw.strip())
     return out
 
@@ -76,6 +79,8 @@ def parse_sets(items: Sequence[str]) -> dict[str, bool | int | list[int] | str]:
 def _flag(where: str) -> str:
     if where.startswith("rules."):
         return f"--set {where.removeprefix('rules.')}"
+    if where.startswith("sandbox.") and where != "sandbox.mode":
+        return f"--limit {where.removeprefix('sandbox.')}"
     if where.startswith("bots["):
         index = int(where[5:where.index("]")])
         return f"bot command {index + 1}"
@@ -83,13 +88,16 @@ def _flag(where: str) -> str:
 
 
 def play_config(commands: Sequence[str], *, preset: str, seed: str, sets: Sequence[str],
-                time_ms: str, grace_ms: str) -> TournamentConfig:
+                time_ms: str, grace_ms: str, sandbox: str | None = None,
+                limits: Sequence[str] = ()) -> TournamentConfig:
     """The options of ``arena play`` validated by the tournament config model.
 
     Args:
         commands: the shell-quoted bot commands (their names come from
             :func:`arena.tournament.play.bot_names`).
         preset, seed, sets, time_ms, grace_ms: the option texts as typed.
+        sandbox: ``--sandbox`` (the ``[sandbox] mode``; None: the config's default).
+        limits: ``--limit KEY=VALUE`` texts (the other ``[sandbox]`` fields).
 
     Raises:
         UserError: one line per problem, naming the flag (``--set hand_cap: ...``).
@@ -102,11 +110,23 @@ def play_config(commands: Sequence[str], *, preset: str, seed: str, sets: Sequen
         "rules": parse_sets(sets),
         "time": {"per_decision_ms": cli_scalar(time_ms), "grace_ms": cli_scalar(grace_ms)},
         "bots": [{"name": n, "command": a} for n, a in zip(names, argvs, strict=True)],
+        "sandbox": {**({"mode": sandbox} if sandbox is not None else {}),
+                    **_limits(limits)},
     }
     cfg, problems = config_problems(data, rename=_flag)
     if cfg is None:
         raise UserError("\n".join(f"{where}: {msg}" for where, msg in problems))
     return cfg
+
+
+def _limits(items: Sequence[str]) -> dict[str, object]:
+    """``--limit`` texts -> ``[sandbox]`` fields (``ro_paths=/a,/b``: a list of paths)."""
+    out: dict[str, object] = dict(parse_sets(
+        [i for i in items if not i.strip().startswith("ro_paths=")], flag="--limit"))
+    for item in items:
+        if item.strip().startswith("ro_paths="):
+            out["ro_paths"] = [p for p in item.partition("=")[2].split(",") if p]
+    return out
 
 
 def _argv(command: str) -> list[str]:

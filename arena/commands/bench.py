@@ -1,5 +1,5 @@
-"""``arena bench engine|arena|memory|cluster``: print speed figures (benchmarks are never unit
-tests)."""
+"""``arena bench engine|arena [--web]|memory|cluster``: print speed figures (benchmarks are never
+unit tests)."""
 
 from __future__ import annotations
 
@@ -29,6 +29,17 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     a.add_argument("--rounds", type=cli_int(), default=3,
                    help="alternating raw / arena measurements; medians compared "
                         "(default %(default)s)")
+    a.add_argument("--web", action="store_true",
+                   help="instead: the live page's cost, the same tournament without events, "
+                   "with the in-flight journal (arena run) and with the page and 3 event "
+                   "streams (arena run --web), set-ups alternating; then the event stream's "
+                   "memory over --cycles connections (needs the web extra)")
+    a.add_argument("--deals", type=cli_int(), default=4,
+                   help="with --web: deals per table, 6 full-length matches each "
+                   "(default %(default)s)")
+    a.add_argument("--cycles", type=cli_int(0), default=10_000,
+                   help="with --web: event-stream connect/disconnect cycles (0: none; "
+                   "default %(default)s)")
     a.set_defaults(func=run_arena)
     m = bsub.add_parser("memory", help="arena RSS growth over a long tournament of short "
                         "matches (target: < 10 MB from match 200 to 2,000)")
@@ -82,6 +93,13 @@ def run_arena(args: argparse.Namespace) -> int:
         raise UserError("--decisions must be at least 100")
     if not 1 <= args.rounds <= 50:
         raise UserError("--rounds must be between 1 and 50")
+    if args.web:
+        from ..web import require_web
+        require_web()
+        from ..bench.web import bench_web
+        for line in bench_web(args.deals, args.rounds, args.cycles).lines():
+            print(line)
+        return 0
     for line in asyncio.run(bench_throughput(args.decisions, args.rounds)).lines():
         print(line)
     from ..sandbox import bwrap_path

@@ -34,6 +34,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--time-ms", default="1000", help="time per decision, ms (default %(default)s)")
     p.add_argument("--grace-ms", default="250",
                    help="margin before an answer is late, ms (default %(default)s)")
+    p.add_argument("--sandbox", choices=("bwrap", "none"),
+                   help="run the bots in the bubblewrap sandbox (bwrap, the default, as "
+                   "`arena run`) or as plain processes (none: trusted bots only)")
+    p.add_argument("--limit", action="append", default=[], metavar="NAME=VALUE",
+                   help="a [sandbox] limit, e.g. --limit memory_mib=2048 (repeatable; "
+                   "see README, Running untrusted bots)")
     p.add_argument("--record", help="also write the match record here (.jsonl or .jsonl.gz)")
     p.add_argument("--seat", type=cli_int(0, 2), help="show only what this seat (0-2) knew")
     p.add_argument("--json", action="store_true",
@@ -50,24 +56,27 @@ def run(args: argparse.Namespace) -> int:
     3 when a bot started but failed before registering (its start error is printed)."""
     from ..protocol.errors import ServerStartError
     from ..records import record_from_result
+    from ..sandbox.config import describe
     from ..tournament.play import BotStartError, play_single
     from ._signals import Interrupted, run_guarded
     # one validated path: the tournament config's model (issue 10 item 6)
     cfg = play_config(args.bots, preset=args.preset, seed=args.seed, sets=args.set,
-                      time_ms=args.time_ms, grace_ms=args.grace_ms)
+                      time_ms=args.time_ms, grace_ms=args.grace_ms, sandbox=args.sandbox,
+                      limits=args.limit)
     rules, seed = cfg.rules_config(), cfg.tournament.seed
     time_ms, grace_ms = cfg.time.per_decision_ms, cfg.time.grace_ms
     if args.record:
         target = Path(args.record)
         if target.is_dir() or not target.parent.is_dir():
             raise UserError(f"--record {args.record}: not a file path in an existing directory")
+    print(describe(cfg.sandbox), file=sys.stderr)
     print(f"playing one {rules.preset} match, {time_ms} ms per decision "
           f"(output comes when it ends) ...", file=sys.stderr, flush=True)
     logs = Path(tempfile.mkdtemp(prefix="arena-play-"))
     try:
         result = run_guarded(play_single(
             rules, args.bots, seed=seed, time_ms=time_ms, grace_ms=grace_ms,
-            log_dir=logs))
+            log_dir=logs, sandbox=cfg.sandbox))
     except Interrupted as exc:
         print(f"arena: stopped by {exc}; bot logs in {logs}", file=sys.stderr)
         return exc.code

@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UserError
+from ..events import EventSink
 from ..safetext import printable
 from ..wording import plural
 from ..tournament.config import TournamentConfig, load_config, with_cluster
 from ..tournament.standings import format_standings
 from ._signals import Interrupted, run_resumable
+
+if TYPE_CHECKING:
+    from ..tournament.runner import TournamentOutcome
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -103,16 +108,21 @@ def run_directory(args: argparse.Namespace, out: Path) -> Iterator[None]:
 
 def _run(args: argparse.Namespace, cfg: TournamentConfig, out: Path,
          web: tuple[str, int] | None) -> int:
+    from ..inflight import journaled
     from ..tournament.runner import run_tournament
+
+    def tournament(sink: EventSink | None = None) -> Coroutine[Any, Any, TournamentOutcome]:
+        # the matches in flight go to OUT/live/ too, for arena serve in another process
+        return journaled(out, lambda events: run_tournament(
+            cfg, out, progress=not args.quiet, events=events), also=sink)
     try:
         if web is None:
-            outcome = run_resumable(run_tournament(cfg, out, progress=not args.quiet),
-                                    args.config, out)
+            outcome = run_resumable(tournament(), args.config, out)
         else:
             from ..web.live import run_with_page
-            outcome = run_resumable(run_with_page(out, *web, lambda sink: run_tournament(
-                cfg, out, progress=not args.quiet, events=sink),
-                secrets=tuple(b.token for b in cfg.bots if b.token)), args.config, out)
+            outcome = run_resumable(run_with_page(
+                out, *web, tournament, secrets=tuple(b.token for b in cfg.bots if b.token)),
+                args.config, out)
     except Interrupted as exc:
         print(f"arena: stopped by {exc}; rerun the same command to resume", file=sys.stderr)
         return exc.code

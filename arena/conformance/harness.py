@@ -107,7 +107,7 @@ class CheckServer:
             "Play": grpc.stream_stream_rpc_method_handler(
                 self._play, request_deserializer=None, response_serializer=None)}),))
         try:
-            port = server.add_insecure_port(self.bind)
+            port: int = server.add_insecure_port(self.bind)
         except RuntimeError as exc:
             raise ServerStartError(f"cannot listen on {self.bind!r}: {exc}") from None
         await server.start()
@@ -132,7 +132,7 @@ class CheckServer:
             await self._server.stop(1.0)
             self._server = None
 
-    async def _play(self, _requests, context: grpc.aio.ServicerContext) -> None:
+    async def _play(self, _requests: object, context: grpc.aio.ServicerContext) -> None:
         try:
             raw = await asyncio.wait_for(context.read(), 30)
         except TimeoutError:
@@ -140,7 +140,7 @@ class CheckServer:
         if raw is grpc.aio.EOF:
             return
         reason, detail = self._check(raw)
-        if reason:
+        if reason != pb.REGISTER_REJECT_REASON_UNSPECIFIED:
             await context.write(pb.ArenaMessage(register=pb.RegisterResponse(
                 accepted=False, reason=reason, detail=detail,
                 supported_protocol_versions=SUPPORTED_PROTOCOL_VERSIONS)).SerializeToString())
@@ -161,7 +161,9 @@ class CheckServer:
         finally:
             reader.cancel()
 
-    def _check(self, raw: bytes) -> tuple[int, str]:
+    def _check(self, raw: bytes) -> tuple[pb.RegisterRejectReason, str]:
+        """Why the first message ``raw`` is refused and the detail sent back;
+        ``REGISTER_REJECT_REASON_UNSPECIFIED`` when it is accepted."""
         try:
             msg = pb.BotMessage.FromString(raw)
         except DecodeError:
@@ -177,7 +179,7 @@ class CheckServer:
             return pb.REGISTER_REJECT_REASON_BAD_TOKEN, "unknown token"
         if self._stream is None or self._stream.done():
             return pb.REGISTER_REJECT_REASON_ALREADY_CONNECTED, "a bot is already connected"
-        return 0, ""
+        return pb.REGISTER_REJECT_REASON_UNSPECIFIED, ""
 
     @staticmethod
     async def _read(stream: BotStream, context: grpc.aio.ServicerContext) -> None:

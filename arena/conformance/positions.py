@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from ..rules import MatchState, RulesConfig, make_config
 from ..rules.actions import Decision, action_str
-from ..rules.view import View
+from ..rules.view import View, view_of
 
 #: deals searched per preset before a position counts as not reachable
 MAX_DEALS = 400
@@ -48,7 +48,9 @@ Predicate = Callable[[View], bool]
 def _wants(cfg: RulesConfig) -> list[tuple[str, Predicate]]:
     """(line name, predicate) for every position wanted in a preset's matches."""
     p = cfg.preset
-    kind = lambda d: (lambda v: v.decision is d)  # noqa: E731 - tiny predicate factory
+
+    def kind(d: Decision) -> Predicate:
+        return lambda v: v.decision is d
     wants: list[tuple[str, Predicate]] = []
     offered = [t for t, on in (("no-trump", cfg.no_trump), ("misere", cfg.misere)) if on]
 
@@ -103,7 +105,7 @@ def find_positions(preset: str, seed: int = 1) -> tuple[list[Position], list[str
             break
         state = MatchState.new(cfg, seed=f"conformance/{preset}/{seed}/{deal}")
         while not state.finished and len(found) < len(wants):
-            view = state.view(state.current_seat)
+            view = view_of(state, state.seat_to_act())
             for name, pred in wants:
                 if name not in found and pred(view):
                     found[name] = Position(name, cfg, view)
@@ -120,6 +122,6 @@ def single_legal_action(seed: int = 1) -> Position:
     while not state.finished:
         legal = state.legal_actions()
         if len(legal) == 1 and state.decision is Decision.PLAY:
-            return Position("single legal action", cfg, state.view(state.current_seat))
+            return Position("single legal action", cfg, view_of(state, state.seat_to_act()))
         state.apply(rng.choice(legal))
     raise RuntimeError("no single-action position in a sergeant-major hand")  # never: 17 tricks

@@ -17,14 +17,15 @@ ended, the remaining lines fail as "not run".
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..protocol._gen.threefiveeight.v1 import arena_pb2 as pb
 from ..protocol.convert import ConversionError, action_from_text, rules_to_proto, view_to_proto
 from ..rules import MatchState, RulesConfig, make_config
-from ..rules.view import View
+from ..rules.view import View, view_of
 from .harness import BotStream, Ended, Incoming
 from .positions import Position, find_positions, single_legal_action
 
@@ -101,7 +102,8 @@ class _Driver:
             time_per_decision_ms=self.time_ms)))
         return match_id
 
-    async def end_match(self, match_id: str, scores=(0, 0, 0), placings=(1, 1, 1)) -> None:
+    async def end_match(self, match_id: str, scores: Sequence[int] = (0, 0, 0),
+                        placings: Sequence[int] = (1, 1, 1)) -> None:
         await self.send(pb.ArenaMessage(match_end=pb.MatchEnd(
             match_id=match_id, scores=list(scores), placings=list(placings),
             reason="conformance-check")))
@@ -191,7 +193,7 @@ def _position_check(pos: Position) -> Check:
 def _single_check(pos: Position) -> Check:
     async def check(drv: _Driver, res: CheckResult) -> None:
         match_id = await drv.start_match(pos.cfg, pos.view.seat, "single")
-        code, ms = await drv.ask(pos.view, match_id)
+        _, ms = await drv.ask(pos.view, match_id)
         res.latencies_ms.append(ms)
         await drv.end_match(match_id)
         res.reason = f"answered {pos.legal_texts[0]}"
@@ -202,7 +204,7 @@ def _interleaved_check(positions: list[Position]) -> Check:
     async def check(drv: _Driver, res: CheckResult) -> None:
         ids = [await drv.start_match(p.cfg, p.view.seat, "interleaved") for p in positions]
         pending: dict[int, tuple[View, float]] = {}
-        for pos, match_id in zip(positions, ids):
+        for pos, match_id in zip(positions, ids, strict=True):
             rid, sent = await drv.request(pos.view, match_id, gap=1000)
             pending[rid] = (pos.view, sent)
         asked = sorted(pending)
@@ -223,12 +225,15 @@ def _full_match_check(preset: str, seed: int) -> Check:
         state = MatchState.new(cfg, seed=f"conformance/full/{preset}/{seed}")
         ids = [await drv.start_match(cfg, seat, f"full-s{seat}") for seat in range(3)]
         while not state.finished:
-            seat = state.current_seat
-            code, ms = await drv.ask(state.view(seat), ids[seat])
+            seat = state.seat_to_act()
+            code, ms = await drv.ask(view_of(state, seat), ids[seat])
             res.latencies_ms.append(ms)
             state.apply(code)
+        placings = state.placings
+        if placings is None:                # cannot happen: the loop ends with the match
+            raise RuntimeError("the match did not finish")
         for match_id in ids:
-            await drv.end_match(match_id, state.scores, state.placings)
+            await drv.end_match(match_id, state.scores, placings)
         res.reason = f"{len(res.latencies_ms)} decisions in all three seats"
     return check
 
@@ -337,10 +342,8 @@ async def _goodbye(drv: _Driver, ended: str | None,
                    report: SuiteReport) -> CheckResult:
     res = CheckResult("Goodbye (exit status 0)", "PASS")
     if ended is None:
-        try:
+        with contextlib.suppress(StreamEnded):
             await drv.send(pb.ArenaMessage(goodbye=pb.Goodbye(reason="conformance check done")))
-        except StreamEnded:
-            pass
     drv.stream.close()
     if wait_exit is None:
         res.status, res.reason = "SKIP", "a remote bot's exit status is not seen"

@@ -10,9 +10,9 @@ from __future__ import annotations
 import abc
 import asyncio
 import time
+from dataclasses import dataclass
 from typing import Protocol
 
-from ..rules import MatchState
 from ..rules.view import View
 # the types a bot sees live in the SDK (arena.sdk.types); re-exported for the arena side
 from ..sdk.types import MatchEnd, MatchInfo
@@ -21,47 +21,22 @@ from .faults import FaultKind
 __all__ = ["Bot", "BotFault", "DecisionRequest", "LocalBot", "MatchEnd", "MatchInfo", "Policy"]
 
 
+@dataclass(frozen=True, slots=True)
 class DecisionRequest:
-    """One decision asked of a bot: the seat's full view (legal actions included) and its time.
-
-    Build it from a view (``DecisionRequest(id, match, view, time_ms)``) or, as the match runner
-    does, from the position (``DecisionRequest(id, match, None, time_ms, state=s, seat=k)``):
-    then :attr:`view` is computed on first use, and adapters that encode views themselves (the
-    gRPC session) can read the position instead and skip building it.
+    """One decision asked of a bot: the seat's view (legal actions included) and its time.
 
     Attributes:
         request_id: unique among all requests of the arena process, increasing.
         match_id: the match this decision belongs to.
-        view: ``state.view(seat)``; ``view.legal_actions`` holds the legal action codes.
+        view: ``arena.rules.view_of(state, seat)`` for the seat to act; ``view.legal_actions``
+            holds the legal action codes. The bot sees the match only through it.
         time_ms: time allowed for the answer, in milliseconds (the arena adds a grace margin).
-        state, seat: the position the view is taken from, or None. The state is the live
-            match state: read it only during ``Bot.decide`` and never change it. Likewise a
-            lazily built :attr:`view` shows the position of the moment it is first read: a bot
-            that hands the request on (to a thread, a queue) reads ``view`` inside ``decide``.
-
-    Raises:
-        ValueError: neither a view nor a state and seat were given.
     """
 
-    __slots__ = ("_view", "match_id", "request_id", "seat", "state", "time_ms")
-
-    def __init__(self, request_id: int, match_id: str, view: View | None, time_ms: int, *,
-                 state: MatchState | None = None, seat: int | None = None) -> None:
-        if view is None and (state is None or seat is None):
-            raise ValueError("a DecisionRequest needs a view, or a state and a seat")
-        self.request_id = request_id
-        self.match_id = match_id
-        self.time_ms = time_ms
-        self.state = state
-        self.seat = seat
-        self._view = view
-
-    @property
-    def view(self) -> View:
-        """The seat's view (built from the position on first use)."""
-        if self._view is None:
-            self._view = self.state.view(self.seat)  # type: ignore[union-attr]
-        return self._view
+    request_id: int
+    match_id: str
+    view: View
+    time_ms: int
 
     def __repr__(self) -> str:
         return (f"DecisionRequest(request_id={self.request_id}, match_id={self.match_id!r}, "

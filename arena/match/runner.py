@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, UTC
 from typing import TypeVar
 
-from ..rules import MatchState, RulesConfig, action_str
+from ..rules import MatchState, RulesConfig, RulesError, action_str, view_of
 from ..rules.deal import derive_seed
 from ..rules.state import DealSource
 from .bot import Bot, BotFault, DecisionRequest, MatchEnd, MatchInfo
@@ -180,13 +180,12 @@ async def _safe(seat: _Seat, coro: Awaitable[None]) -> None:
 async def _ask(spec: MatchSpec, seat: _Seat, state: MatchState, request_id: int,
                index: int) -> DecisionLog:
     """Ask one bot for one decision; returns the log entry of what was applied."""
-    s = state.current_seat
-    kind = state.decision.value
+    s, kind = _pending(state)
     hand = state.hand_number
     legal = state.legal_actions()
     # whole milliseconds: the protocol's time_ms is an integer (int32)
     allowed_ms = spec.time_ms + int(seat.bank_ms or 0)
-    req = DecisionRequest(request_id, spec.match_id, None, allowed_ms, state=state, seat=s)
+    req = DecisionRequest(request_id, spec.match_id, view_of(state, s), allowed_ms)
     t0 = time.perf_counter()
     fault: FaultKind | None = None
     detail: str | None = None
@@ -225,6 +224,15 @@ async def _ask(spec: MatchSpec, seat: _Seat, state: MatchState, request_id: int,
     return DecisionLog(hand, s, kind, chosen, think, fault, detail, True, answer)
 
 
+def _pending(state: MatchState) -> tuple[int, str]:
+    """The seat to act and the kind of its pending decision (``"play"``...); only called
+    while the match is not finished (RulesError otherwise)."""
+    decision = state.decision
+    if decision is None:
+        raise RulesError("no decision is pending: the match is over")
+    return state.seat_to_act(), decision.value
+
+
 def _printable(action: int) -> bool:
     try:
         action_str(action)
@@ -255,12 +263,12 @@ async def run_match(spec: MatchSpec, bots: Sequence[Bot], *,
         await _safe(seat, seat.bot.start_match(info))
     log: list[DecisionLog] = []
     while not state.finished:
-        s = state.current_seat
+        s, kind = _pending(state)
         seat = seats[s]
         legal = state.legal_actions()
         if seat.forfeit is not None or not seat.bot.alive:
             seat.forfeit = seat.forfeit or Forfeit.gone(seat.bot.gone_reason)
-            entry = DecisionLog(state.hand_number, s, state.decision.value,
+            entry = DecisionLog(state.hand_number, s, kind,
                                 fallback_action(spec.seed, len(log), legal), fallback=True)
         else:
             entry = await _ask(spec, seat, state, next(_REQUEST_IDS), len(log))

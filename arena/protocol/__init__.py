@@ -26,7 +26,18 @@ _LAZY = {
     "ConversionError": "convert",
 }
 
-__all__ = ["PROTOCOL_VERSION", "SUPPORTED_PROTOCOL_VERSIONS", *_LAZY]
+__all__ = [
+    "PROTOCOL_VERSION",
+    "SUPPORTED_PROTOCOL_VERSIONS",
+    "ArenaProtocolError",
+    "ArenaServer",
+    "BotConnectTimeout",
+    "BotIdentity",
+    "ConversionError",
+    "RemoteBot",
+    "ServerStartError",
+    "UnknownTokenError",
+]
 
 
 def __getattr__(name: str) -> Any:

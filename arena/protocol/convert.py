@@ -41,20 +41,20 @@ class ConversionError(ValueError):
 
 
 # ----- cards, actions ------------------------------------------------------------------------
-_CARD_TEXT = tuple(card_str(c) for c in range(52))
-_CARD_CODE = {t: c for c, t in enumerate(_CARD_TEXT)}
+CARD_TEXT = tuple(card_str(c) for c in range(52))
+CARD_CODE = {t: c for c, t in enumerate(CARD_TEXT)}
 
 
-def _card(text: str) -> int:
-    code = _CARD_CODE.get(text)
+def card_from_text(text: str) -> int:
+    code = CARD_CODE.get(text)
     return parse_card(text) if code is None else code
 
 
-def _cards(texts: Any) -> tuple[int, ...]:
+def cards_from_texts(texts: Any) -> tuple[int, ...]:
     try:
-        return tuple([_CARD_CODE[t] for t in texts])
+        return tuple([CARD_CODE[t] for t in texts])
     except KeyError:  # not the canonical spelling (or not a card): parse_card decides
-        return tuple([_card(t) for t in texts])
+        return tuple([card_from_text(t) for t in texts])
 
 
 def action_to_text(action: int) -> str:
@@ -74,7 +74,7 @@ _ACTION_CODE = {action_str(c): c for c in (
 
 
 #: action code -> its canonical text
-_ACTION_TEXT: dict[int, str] = {c: t for t, c in _ACTION_CODE.items()}
+ACTION_TEXT: dict[int, str] = {c: t for t, c in _ACTION_CODE.items()}
 
 
 def actions_from_texts(texts: Any) -> tuple[int, ...]:
@@ -159,7 +159,8 @@ def rules_from_proto(msg: pb.RulesConfig) -> RulesConfig:
 
 
 # ----- view ----------------------------------------------------------------------------------
-_DECISION_TO_PB = {
+#: engine decision kind -> protobuf enum value
+DECISION_TO_PB: dict[Decision, pb.DecisionKind] = {
     Decision.EXCHANGE_DEMAND: pb.DECISION_KIND_EXCHANGE_DEMAND,
     Decision.EXCHANGE_GIVE: pb.DECISION_KIND_EXCHANGE_GIVE,
     Decision.EXCHANGE_RETURN: pb.DECISION_KIND_EXCHANGE_RETURN,
@@ -167,16 +168,29 @@ _DECISION_TO_PB = {
     Decision.DISCARD: pb.DECISION_KIND_DISCARD,
     Decision.PLAY: pb.DECISION_KIND_PLAY,
 }
-_DECISION_FROM_PB = {v: k for k, v in _DECISION_TO_PB.items()}
-_EVENT_TO_PB = {"demand": pb.EXCHANGE_EVENT_KIND_DEMAND, "void": pb.EXCHANGE_EVENT_KIND_VOID,
-                "give": pb.EXCHANGE_EVENT_KIND_GIVE, "return": pb.EXCHANGE_EVENT_KIND_RETURN,
-                "stop": pb.EXCHANGE_EVENT_KIND_STOP}
-_EVENT_FROM_PB = {v: k for k, v in _EVENT_TO_PB.items()}
+#: protobuf enum value -> engine decision kind
+DECISION_FROM_PB: dict[int, Decision] = {v: k for k, v in DECISION_TO_PB.items()}
+_EVENT_TO_PB: dict[str, pb.ExchangeEventKind] = {
+    "demand": pb.EXCHANGE_EVENT_KIND_DEMAND, "void": pb.EXCHANGE_EVENT_KIND_VOID,
+    "give": pb.EXCHANGE_EVENT_KIND_GIVE, "return": pb.EXCHANGE_EVENT_KIND_RETURN,
+    "stop": pb.EXCHANGE_EVENT_KIND_STOP}
+_EVENT_FROM_PB: dict[int, str] = {v: k for k, v in _EVENT_TO_PB.items()}
+#: protobuf enum values by engine index + 1 (0 = unspecified, i.e. None)
+_SUIT_TO_PB: tuple[pb.Suit, ...] = (pb.SUIT_UNSPECIFIED, pb.SUIT_SPADES, pb.SUIT_HEARTS,
+                                    pb.SUIT_DIAMONDS, pb.SUIT_CLUBS)
+_CONTRACT_TO_PB: tuple[pb.Contract, ...] = (
+    pb.CONTRACT_UNSPECIFIED, pb.CONTRACT_TRUMP_SPADES, pb.CONTRACT_TRUMP_HEARTS,
+    pb.CONTRACT_TRUMP_DIAMONDS, pb.CONTRACT_TRUMP_CLUBS, pb.CONTRACT_NO_TRUMP, pb.CONTRACT_MISERE)
 
 
-def _opt_index(value: int | None) -> int:
-    """Engine index (None or 0-based) -> protobuf enum value (0 = unspecified)."""
-    return 0 if value is None else value + 1
+def _suit_to_pb(suit: int | None) -> pb.Suit:
+    """Engine suit (None or 0..3) -> ``Suit`` enum value (index + 1; 0 = unspecified)."""
+    return _SUIT_TO_PB[0 if suit is None else suit + 1]
+
+
+def _contract_to_pb(contract: int | None) -> pb.Contract:
+    """Engine contract (None or 0..5) -> ``Contract`` enum value (index + 1)."""
+    return _CONTRACT_TO_PB[0 if contract is None else contract + 1]
 
 
 def _from_enum(value: int) -> int | None:
@@ -196,8 +210,8 @@ def _suit_mask(text: str) -> int:
     return mask
 
 
-def _played(pairs: Any) -> list[pb.PlayedCard]:
-    return [pb.PlayedCard(seat=s, card=_CARD_TEXT[c]) for s, c in pairs]
+def played_to_proto(pairs: Any) -> list[pb.PlayedCard]:
+    return [pb.PlayedCard(seat=s, card=CARD_TEXT[c]) for s, c in pairs]
 
 
 _TRICK_CACHE: dict[TrickRecord, pb.Trick] = {}
@@ -207,7 +221,7 @@ _TRICK_CACHE: dict[TrickRecord, pb.Trick] = {}
 _TRICK_CACHE_MAX = 2048
 
 
-def _trick_to_proto(t: TrickRecord) -> pb.Trick:
+def trick_to_proto(t: TrickRecord) -> pb.Trick:
     """``Trick`` message of a completed trick, cached: a hand's past tricks are sent again in
     every later view, and building them is most of a view's conversion cost (the cache holds
     immutable records only and is cleared when it grows past ``_TRICK_CACHE_MAX``)."""
@@ -215,25 +229,25 @@ def _trick_to_proto(t: TrickRecord) -> pb.Trick:
     if msg is None:
         if len(_TRICK_CACHE) >= _TRICK_CACHE_MAX:
             _TRICK_CACHE.clear()
-        msg = _TRICK_CACHE[t] = pb.Trick(leader=t.leader, cards=_played(t.cards),
+        msg = _TRICK_CACHE[t] = pb.Trick(leader=t.leader, cards=played_to_proto(t.cards),
                                          winner=t.winner)
     return msg
 
 
-def _event_to_proto(e: ExchangeEvent) -> pb.ExchangeEvent:
-    msg = pb.ExchangeEvent(kind=_EVENT_TO_PB[e.kind], up=e.up, suit=_opt_index(e.suit),
-                           card="" if e.card is None else _CARD_TEXT[e.card],
+def event_to_proto(e: ExchangeEvent) -> pb.ExchangeEvent:
+    msg = pb.ExchangeEvent(kind=_EVENT_TO_PB[e.kind], up=e.up, suit=_suit_to_pb(e.suit),
+                           card="" if e.card is None else CARD_TEXT[e.card],
                            came_back=e.came_back)
     if e.down is not None:
         msg.down = e.down
     return msg
 
 
-def _status_to_proto(x: ExchangeStatus) -> pb.ExchangeStatus:
+def status_to_proto(x: ExchangeStatus) -> pb.ExchangeStatus:
     msg = pb.ExchangeStatus(
         up=x.up, up_left=x.up_left, queue=x.queue, down_left=x.down_left,
         voids=[_suit_letters(v) for v in x.voids],
-        batch=[pb.BatchEntry(down=d, card=_CARD_TEXT[c]) for d, c in x.batch],
+        batch=[pb.BatchEntry(down=d, card=CARD_TEXT[c]) for d, c in x.batch],
         batch_count=x.batch_count)
     if x.give_to is not None:
         msg.give_to = x.give_to
@@ -251,20 +265,21 @@ def view_to_proto(view: View) -> pb.View:
     msg = pb.View(
         seat=view.seat, hand_number=view.hand_number, dealer=view.dealer,
         declarer=view.declarer, roles=view.roles, targets=view.targets, limits=view.limits,
-        contract=_opt_index(view.contract), trump=_opt_index(view.trump),
-        decision=0 if view.decision is None else _DECISION_TO_PB[view.decision],
+        contract=_contract_to_pb(view.contract), trump=_suit_to_pb(view.trump),
+        decision=(pb.DECISION_KIND_UNSPECIFIED if view.decision is None
+                  else DECISION_TO_PB[view.decision]),
         legal_actions=[action_to_text(a) for a in view.legal_actions],
-        hand=[_CARD_TEXT[c] for c in view.hand], hand_sizes=view.hand_sizes,
+        hand=[CARD_TEXT[c] for c in view.hand], hand_sizes=view.hand_sizes,
         hidden_own=view.hidden_own, kitty_visible=view.kitty is not None,
-        kitty=[_CARD_TEXT[c] for c in view.kitty or ()], kitty_taken=view.kitty_taken,
-        discards=[_CARD_TEXT[c] for c in view.discards], discard_count=view.discard_count,
-        trick=_played(view.trick),
-        tricks=[_trick_to_proto(t) for t in view.tricks],
+        kitty=[CARD_TEXT[c] for c in view.kitty or ()], kitty_taken=view.kitty_taken,
+        discards=[CARD_TEXT[c] for c in view.discards], discard_count=view.discard_count,
+        trick=played_to_proto(view.trick),
+        tricks=[trick_to_proto(t) for t in view.tricks],
         tricks_won=view.tricks_won,
-        exchange_events=[_event_to_proto(e) for e in view.exchange_events],
+        exchange_events=[event_to_proto(e) for e in view.exchange_events],
         scores=view.scores,
         hand_points=[pb.SeatPoints(by_seat=p) for p in view.hand_points],
-        contracts_used=[pb.ContractsUsed(contracts=[c + 1 for c in used])
+        contracts_used=[pb.ContractsUsed(contracts=[_CONTRACT_TO_PB[c + 1] for c in used])
                         for used in view.contracts_used],
         finished=view.finished, placings=view.placings or (),
     )
@@ -273,13 +288,13 @@ def view_to_proto(view: View) -> pb.View:
     if view.leader is not None:
         msg.leader = view.leader
     if view.exchange is not None:
-        msg.exchange.CopyFrom(_status_to_proto(view.exchange))
+        msg.exchange.CopyFrom(status_to_proto(view.exchange))
     if view.prev_points is not None:
         msg.prev_points.by_seat.extend(view.prev_points)
     return msg
 
 
-def _triple(values: Sequence[T], field: str) -> tuple[T, T, T]:
+def triple(values: Sequence[T], field: str) -> tuple[T, T, T]:
     if len(values) != 3:
         raise ConversionError(f"View field '{field}' must have 3 entries (by seat), "
                               f"got {len(values)}")
@@ -290,20 +305,20 @@ def _opt(msg: Any, field: str) -> int | None:
     return getattr(msg, field) if msg.HasField(field) else None
 
 
-def _event_from_proto(m: pb.ExchangeEvent) -> ExchangeEvent:
+def event_from_proto(m: pb.ExchangeEvent) -> ExchangeEvent:
     if m.kind not in _EVENT_FROM_PB:
         raise ConversionError(f"exchange event kind {m.kind} is not known")
     return ExchangeEvent(_EVENT_FROM_PB[m.kind], m.up, _opt(m, "down"), _from_enum(m.suit),
-                         _card(m.card) if m.card else None, m.came_back)
+                         card_from_text(m.card) if m.card else None, m.came_back)
 
 
-def _status_from_proto(m: pb.ExchangeStatus) -> ExchangeStatus:
+def status_from_proto(m: pb.ExchangeStatus) -> ExchangeStatus:
     return ExchangeStatus(
         up=m.up, up_left=m.up_left, queue=tuple(m.queue),
-        down_left=_triple(m.down_left, "exchange.down_left"),
-        voids=_triple([_suit_mask(v) for v in m.voids], "exchange.voids"),
+        down_left=triple(m.down_left, "exchange.down_left"),
+        voids=triple([_suit_mask(v) for v in m.voids], "exchange.voids"),
         give_to=_opt(m, "give_to"), return_from=_opt(m, "return_from"),
-        batch=tuple((b.down, _card(b.card)) for b in m.batch), batch_count=m.batch_count)
+        batch=tuple((b.down, card_from_text(b.card)) for b in m.batch), batch_count=m.batch_count)
 
 
 def view_from_proto(msg: pb.View, cfg: RulesConfig) -> View:
@@ -326,7 +341,7 @@ def view_from_proto(msg: pb.View, cfg: RulesConfig) -> View:
 _TRICK_FROM: dict[bytes, TrickRecord] = {}
 
 
-def _trick_from_proto(t: pb.Trick) -> TrickRecord:
+def trick_from_proto(t: pb.Trick) -> TrickRecord:
     """``TrickRecord`` of a ``Trick`` message, cached by its bytes (a bot gets each past
     trick again in every later view of the hand); cleared past ``_TRICK_CACHE_MAX``."""
     key = t.SerializeToString()
@@ -335,37 +350,38 @@ def _trick_from_proto(t: pb.Trick) -> TrickRecord:
         if len(_TRICK_FROM) >= _TRICK_CACHE_MAX:
             _TRICK_FROM.clear()
         rec = _TRICK_FROM[key] = TrickRecord(
-            t.leader, tuple((p.seat, _card(p.card)) for p in t.cards), t.winner)
+            t.leader, tuple((p.seat, card_from_text(p.card)) for p in t.cards), t.winner)
     return rec
 
 
 def _view_from_proto(m: pb.View, cfg: RulesConfig) -> View:
-    if m.decision != 0 and m.decision not in _DECISION_FROM_PB:
+    if m.decision != 0 and m.decision not in DECISION_FROM_PB:
         raise ConversionError(f"View field 'decision': unknown value {m.decision}")
     placings = tuple(m.placings)
     return View(
         cfg=cfg, seat=m.seat, hand_number=m.hand_number, dealer=m.dealer, declarer=m.declarer,
-        roles=_triple(m.roles, "roles"), targets=_triple(m.targets, "targets"),
-        limits=_triple(m.limits, "limits"), contract=_from_enum(m.contract),
+        roles=triple(m.roles, "roles"), targets=triple(m.targets, "targets"),
+        limits=triple(m.limits, "limits"), contract=_from_enum(m.contract),
         trump=_from_enum(m.trump),
-        decision=None if m.decision == 0 else _DECISION_FROM_PB[m.decision],
+        decision=None if m.decision == 0 else DECISION_FROM_PB[m.decision],
         to_act=_opt(m, "to_act"),
         legal_actions=actions_from_texts(m.legal_actions),
-        hand=_cards(m.hand), hand_sizes=_triple(m.hand_sizes, "hand_sizes"),
-        hidden_own=m.hidden_own, kitty=_cards(m.kitty) if m.kitty_visible else None,
-        kitty_taken=m.kitty_taken, discards=_cards(m.discards), discard_count=m.discard_count,
-        trick=tuple((p.seat, _card(p.card)) for p in m.trick), leader=_opt(m, "leader"),
-        tricks=tuple(_trick_from_proto(t) for t in m.tricks),
-        tricks_won=_triple(m.tricks_won, "tricks_won"),
-        exchange_events=tuple(_event_from_proto(e) for e in m.exchange_events),
-        exchange=_status_from_proto(m.exchange) if m.HasField("exchange") else None,
-        prev_points=(_triple(m.prev_points.by_seat, "prev_points")
+        hand=cards_from_texts(m.hand), hand_sizes=triple(m.hand_sizes, "hand_sizes"),
+        hidden_own=m.hidden_own, kitty=cards_from_texts(m.kitty) if m.kitty_visible else None,
+        kitty_taken=m.kitty_taken, discards=cards_from_texts(m.discards),
+        discard_count=m.discard_count,
+        trick=tuple((p.seat, card_from_text(p.card)) for p in m.trick), leader=_opt(m, "leader"),
+        tricks=tuple(trick_from_proto(t) for t in m.tricks),
+        tricks_won=triple(m.tricks_won, "tricks_won"),
+        exchange_events=tuple(event_from_proto(e) for e in m.exchange_events),
+        exchange=status_from_proto(m.exchange) if m.HasField("exchange") else None,
+        prev_points=(triple(m.prev_points.by_seat, "prev_points")
                      if m.HasField("prev_points") else None),
-        scores=_triple(m.scores, "scores"),
-        hand_points=tuple(_triple(p.by_seat, "hand_points") for p in m.hand_points),
-        contracts_used=_triple([tuple(c - 1 for c in u.contracts) for u in m.contracts_used],
+        scores=triple(m.scores, "scores"),
+        hand_points=tuple(triple(p.by_seat, "hand_points") for p in m.hand_points),
+        contracts_used=triple([tuple(c - 1 for c in u.contracts) for u in m.contracts_used],
                                "contracts_used"),
-        finished=m.finished, placings=_triple(placings, "placings") if placings else None,
+        finished=m.finished, placings=triple(placings, "placings") if placings else None,
     )
 
 

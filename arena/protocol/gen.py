@@ -50,7 +50,7 @@ class GenerationError(RuntimeError):
 
 def _check_tools() -> None:
     try:
-        from grpc_tools import grpc_version
+        from grpc_tools import grpc_version  # type: ignore[import-untyped]  # no type information shipped
     except ImportError:
         raise GenerationError(
             f"grpcio-tools is not installed: pip install grpcio-tools=={GRPCIO_TOOLS_VERSION}"

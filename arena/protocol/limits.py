@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 
 #: streams per connection (a bot uses one)
 MAX_STREAMS_PER_CONNECTION = 100
@@ -64,7 +65,7 @@ class Backoff:
     """
 
     def __init__(self, base_s: float = 0.1, max_s: float = 5.0, forget_s: float = 60.0,
-                 clock=time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.base_s, self.max_s, self.forget_s = base_s, max_s, forget_s
         self.clock = clock
         self._failures: OrderedDict[str, tuple[int, float]] = OrderedDict()

@@ -85,7 +85,7 @@ REJECT_STATUS = {
 }
 
 
-def _reg_reject(reason: int, detail: str) -> pb.ArenaMessage:
+def _reg_reject(reason: pb.RegisterRejectReason, detail: str) -> pb.ArenaMessage:
     return pb.ArenaMessage(register=pb.RegisterResponse(
         accepted=False, reason=reason, detail=detail,
         supported_protocol_versions=SUPPORTED_PROTOCOL_VERSIONS))
@@ -167,6 +167,7 @@ class ArenaServer:
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         reflection.enable_server_reflection(
             (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+        port: int  # what grpc's add_*_port returns (0 when it cannot listen)
         try:
             if self.tls is not None:
                 port = server.add_secure_port(self.bind, self.tls.server_credentials())
@@ -287,20 +288,23 @@ class ArenaServer:
                 waiters.remove(fut)
 
     # ----- the Play stream -------------------------------------------------------------------
-    def _register(self, raw: bytes | None, peer: str) -> tuple[RemoteBot | None, pb.ArenaMessage]:
-        """Check a first message; returns (bot, response) with bot None when rejected."""
+    def _register_request(self, raw: bytes | None) -> pb.RegisterRequest | str:
+        """The RegisterRequest of a first message, or why there is none."""
         if raw is None:
-            return None, _reg_reject(pb.REGISTER_REJECT_REASON_NOT_REGISTERED,
-                                     f"no RegisterRequest within {self.register_timeout_s:g} s")
+            return f"no RegisterRequest within {self.register_timeout_s:g} s"
         try:
             msg = pb.BotMessage.FromString(raw)
         except DecodeError as exc:
-            return None, _reg_reject(pb.REGISTER_REJECT_REASON_NOT_REGISTERED,
-                                     f"first message does not parse as a BotMessage ({exc})")
+            return f"first message does not parse as a BotMessage ({exc})"
         if msg.WhichOneof("kind") != "register":
-            return None, _reg_reject(pb.REGISTER_REJECT_REASON_NOT_REGISTERED,
-                                     "the first message must be a RegisterRequest")
-        reg = msg.register
+            return "the first message must be a RegisterRequest"
+        return msg.register
+
+    def _register(self, raw: bytes | None, peer: str) -> tuple[RemoteBot | None, pb.ArenaMessage]:
+        """Check a first message; returns (bot, response) with bot None when rejected."""
+        reg = self._register_request(raw)
+        if isinstance(reg, str):
+            return None, _reg_reject(pb.REGISTER_REJECT_REASON_NOT_REGISTERED, reg)
         if reg.protocol_version not in self.supported_versions:
             return None, _reg_reject(
                 pb.REGISTER_REJECT_REASON_UNSUPPORTED_PROTOCOL_VERSION,

@@ -167,29 +167,26 @@ class RemoteBot(Bot):
         """
         self._check_alive()
         self._next_id += 1
-        wid = self._next_id
+        wire_id = self._next_id
         fut: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         pend = _Pending(fut, request.match_id, request.request_id)
-        self._pending[wid] = pend
+        self._pending[wire_id] = pend
         ids = self._by_match.get(request.match_id)
         if ids is None:
             ids = self._by_match[request.match_id] = {}
-        ids[request.request_id] = wid
+        ids[request.request_id] = wire_id
         msg = pb.ArenaMessage()
         d = msg.decision
-        d.request_id, d.match_id, d.time_ms = wid, request.match_id, request.time_ms
-        if request.state is not None and request.seat is not None:
-            self._views.encode_state_into(d.view, request.state, request.seat, request.match_id)
-        else:
-            self._views.encode_into(d.view, request.view, request.match_id)
+        d.request_id, d.match_id, d.time_ms = wire_id, request.match_id, request.time_ms
+        self._views.encode_into(d.view, request.view, request.match_id)
         await self._send_now(msg)
         try:
             text = await fut
         finally:
             # still pending: cancelled by the runner's timeout (or the stream was lost)
-            pend.late = self._pending.pop(wid, None) is not None
+            pend.late = self._pending.pop(wire_id, None) is not None
             pend.future = None  # what a finished request keeps: its match, late, rejected
-            self._recent[wid] = pend
+            self._recent[wire_id] = pend
             while len(self._recent) > _RECENT_KEPT:
                 self._recent.popitem(last=False)
         try:
@@ -205,15 +202,15 @@ class RemoteBot(Bot):
             return
         match = _CURRENT_MATCH.get()
         ids = self._by_match.get(match) if match is not None else None
-        wid = ids.get(request_id) if ids is not None else None
-        if wid is None:
-            wid = next((m[request_id] for m in self._by_match.values() if request_id in m), 0)
-        pend = self._recent.get(wid)
+        wire_id = ids.get(request_id) if ids is not None else None
+        if wire_id is None:
+            wire_id = next((m[request_id] for m in self._by_match.values() if request_id in m), 0)
+        pend = self._recent.get(wire_id)
         if pend is not None:
             pend.rejected = True
             match = pend.match_id
         self._send(pb.ArenaMessage(rejection=pb.Rejection(
-            request_id=wid, reason=_REASONS.get(reason, pb.REJECTION_REASON_UNSPECIFIED),
+            request_id=wire_id, reason=_REASONS.get(reason, pb.REJECTION_REASON_UNSPECIFIED),
             detail=detail, match_id=match or "")))
 
     async def end_match(self, info: MatchEnd) -> None:
@@ -255,10 +252,10 @@ class RemoteBot(Bot):
         self._closed_reason = reason
         log.info("bot %r disconnected: %s", self.name, reason)
         for pend in self._pending.values():
-            if not pend.future.done():
-                pend.future.set_exception(
-                    BotFault(FaultKind.DISCONNECT, f"bot {self.name!r}: {reason}"))
-                pend.future.exception()  # no "never retrieved" warning if nobody awaits it
+            fut = pend.future
+            if fut is not None and not fut.done():
+                fut.set_exception(BotFault(FaultKind.DISCONNECT, f"bot {self.name!r}: {reason}"))
+                fut.exception()  # no "never retrieved" warning if nobody awaits it
         if not self.done.done():
             self.done.set_result(reason)
 
@@ -294,7 +291,8 @@ class RemoteBot(Bot):
                         self.name, MAX_REJECTIONS)
         return n <= MAX_REJECTIONS
 
-    def _reject_msg(self, request_id: int, reason: int, detail: str, match_id: str = "") -> None:
+    def _reject_msg(self, request_id: int, reason: pb.RejectionReason, detail: str,
+                    match_id: str = "") -> None:
         if self._count_bad(f"rejected message (request {request_id}): {detail}"):
             self._send(pb.ArenaMessage(rejection=pb.Rejection(
                 request_id=request_id, reason=reason, detail=detail, match_id=match_id)))
@@ -321,27 +319,28 @@ class RemoteBot(Bot):
                              "message has no known kind (expected decision or error; "
                              "a message from a newer protocol?)")
 
-    def _on_answer(self, wid: int, text: str) -> None:
-        pend = self._pending.pop(wid, None)
+    def _on_answer(self, wire_id: int, text: str) -> None:
+        pend = self._pending.pop(wire_id, None)
         if pend is not None:
-            if not pend.future.done():
+            if pend.future is not None and not pend.future.done():
                 pend.future.set_result(text)
             return
-        pend = self._recent.get(wid)
+        pend = self._recent.get(wire_id)
         if pend is None or not pend.late:
-            self._reject_msg(wid, pb.REJECTION_REASON_UNKNOWN_REQUEST,
-                             f"request {wid} is not pending (never sent, or already answered); "
+            self._reject_msg(wire_id, pb.REJECTION_REASON_UNKNOWN_REQUEST,
+                             f"request {wire_id} is not pending (never sent, or already answered); "
                              "answer discarded")
         elif not pend.rejected:
             pend.rejected = True
-            self._reject_msg(wid, pb.REJECTION_REASON_LATE,
-                             f"request {wid} expired before this answer arrived; "
+            self._reject_msg(wire_id, pb.REJECTION_REASON_LATE,
+                             f"request {wire_id} expired before this answer arrived; "
                              "answer discarded", pend.match_id)
 
-    def _on_error(self, wid: int, message: str) -> None:
+    def _on_error(self, wire_id: int, message: str) -> None:
         message = message[:_MAX_TEXT]
-        pend = self._pending.pop(wid, None)
-        if pend is not None and not pend.future.done():
+        pend = self._pending.pop(wire_id, None)
+        if pend is not None and pend.future is not None and not pend.future.done():
             pend.future.set_exception(BotFault(FaultKind.ERROR, message or "bot reported an error"))
             return
-        self._count_bad(f"reported an error{f' for request {wid}' if wid else ''}: {message}")
+        where = f" for request {wire_id}" if wire_id else ""
+        self._count_bad(f"reported an error{where}: {message}")

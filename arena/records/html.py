@@ -11,7 +11,7 @@ shown, so ``chromium --headless --dump-dom 'file:///.../replay.html#step=40'`` r
 
 Frames are computed here by re-simulating the match with the engine
 (:mod:`arena.records.html_frames`), so the page holds no rules code. A full page embeds four
-perspectives (all cards, and each seat's view from ``state.view(seat)``) and switches between
+perspectives (all cards, and each seat's view from ``view_of(state, seat)``) and switches between
 them in the page; with ``seat=S`` only seat S's perspective is embedded, so the file holds
 nothing seat S did not know.
 

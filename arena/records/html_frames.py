@@ -1,9 +1,9 @@
 """The data of the HTML replay page: one frame per step for each perspective, computed from
-the rules engine's views (:func:`arena.rules.view_of` via ``state.view(seat)``).
+the rules engine's views (:func:`arena.rules.view_of`).
 
 A *perspective* is ``None`` (every card shown) or a seat 0..2 (only what that seat knew at that
 moment). The page never decides visibility itself: for a seat perspective every card text in
-its data comes from ``state.view(seat)`` (own hand, the kitty where ``kitty_visible``, own
+its data comes from ``view_of(state, seat)`` (own hand, the kitty where ``kitty_visible``, own
 discards, exchange cards only to the two seats who exchanged them), so the JSON of a seat
 perspective holds no card that seat did not see by then. Played cards (tricks) are public.
 

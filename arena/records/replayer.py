@@ -18,8 +18,9 @@ from dataclasses import dataclass
 
 from ..rules import Decision, Deal, ExchangeEvent, MatchState, RulesConfig, TrickRecord
 from ..rules.cards import cards_of
+from ..rules.errors import IllegalActionError
 from ..rules.history import HandSummary
-from ..rules.view import View
+from ..rules.view import View, view_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,8 +87,8 @@ class Replayer:
         return self.state.finished
 
     def view(self, seat: int) -> View:
-        """``state.view(seat)`` now (before the next decision)."""
-        return self.state.view(seat)
+        """``view_of(state, seat)`` now (before the next decision)."""
+        return view_of(self.state, seat)
 
     def step(self, action: int) -> Step:
         """Apply ``action`` for the current seat and describe what it did.
@@ -97,18 +98,22 @@ class Replayer:
             DealError: when the next hand's explicit deal does not fit the rules.
         """
         st = self.state
-        hand, seat, kind = st.hand_number, st.current_seat, st.decision.value
+        seat, decision = st.current_seat, st.decision
+        if seat is None or decision is None:
+            raise IllegalActionError("the match is over: no action can be applied",
+                                     phase="finished", seat=None, action=action, legal=())
+        hand, kind = st.hand_number, decision.value
         n_events, n_tricks, n_done = len(st.events), len(st.tricks), len(st.completed_hands)
         st.apply(action)
         self.index += 1
         if len(st.completed_hands) > n_done:  # this action completed the hand
             facts = st.completed_hands[-1]
-            trick = facts.tricks[-1]
+            last = facts.tricks[-1]
             hidden = tuple(None if self.seat not in (None, s) else () for s in range(3))
-            table = Table(hidden, (0, 0, 0), trick.cards, trick.winner, facts.tricks_won,
+            table = Table(hidden, (0, 0, 0), last.cards, last.winner, facts.tricks_won,
                           facts.scores)
             return Step(self.index - 1, hand, seat, kind, action, (), None,
-                        None, (len(facts.tricks), trick), facts, table)
+                        None, (len(facts.tricks), last), facts, table)
         events = tuple(st.events[n_events:])
         contract = st.contract if kind == Decision.CONTRACT.value else None
         discard = action if kind == Decision.DISCARD.value else None
@@ -124,14 +129,15 @@ class Replayer:
         if self.seat is None:
             hands = tuple(tuple(cards_of(h)) for h in st.hands)
         else:
-            own: tuple[int, ...] = tuple(self.state.view(self.seat).hand)
+            own: tuple[int, ...] = tuple(view_of(self.state, self.seat).hand)
             hands = tuple(own if s == self.seat else None for s in range(3))
         if done is not None:
             trick, winner = done.cards, done.winner
         else:
             trick, winner = tuple(zip(st.trick_seats, st.trick, strict=False)), None
-        won = st.tricks_won
-        return Table(hands, sizes, trick, winner, (won[0], won[1], won[2]), tuple(st.scores))
+        won, scores = st.tricks_won, st.scores
+        return Table(hands, sizes, trick, winner, (won[0], won[1], won[2]),
+                     (scores[0], scores[1], scores[2]))
 
 
 def deal_by_seat(deal: Deal, roles: tuple[int, int, int]

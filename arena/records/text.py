@@ -6,7 +6,7 @@ cards, exchange events, kitty, contract, discards, each trick (leader, cards by 
 winner, running tricks vs target), faults, points and scores, then the final result.
 
 With ``seat=S`` only what seat S knew at each moment is shown, taken from the engine's
-``state.view(S)``: its own cards, public events, exchange cards only where S took part, the
+``view_of(state, S)``: its own cards, public events, exchange cards only where S took part, the
 kitty only where the rules show it, its own faults; hidden cards print as ``??``.
 
 Bot names are printed as given except control and bidi-override characters, which are shown

@@ -145,7 +145,7 @@ class _Verifier:
                 self.trick(hr, *step.trick)
             facts = step.hand_end
         if facts is None:
-            waiting = "the match is over" if rep.finished else (
+            waiting = "the match is over" if rep.finished or st.decision is None else (
                 f"the engine waits for {st.decision.value} by seat {self.seat(st.current_seat)}")
             raise RecordMismatch(where, "decisions", message=(
                 f"{where}: decisions: the hand is incomplete after {len(hr.decisions)} "
@@ -159,7 +159,7 @@ class _Verifier:
         messages; ``index`` is its index in the match (the fallback's seed)."""
         st = rep.state
         self.same(dw, "seat", st.current_seat, d.seat, seats=True)
-        self.same(dw, "kind", st.decision.value, d.kind)
+        self.same(dw, "kind", "finished" if st.decision is None else st.decision.value, d.kind)
         try:
             code = parse_action(d.action)
         except (RulesError, AttributeError):

@@ -4,7 +4,7 @@ Public API::
 
     from arena.rules import make_config, MatchState, Deal, parse_card, card_str, action_str
     state = MatchState.new(make_config("blato", hand_cap=30), seed=1)
-    state.legal_actions(); state.apply(code); state.view(seat); state.copy()
+    state.legal_actions(); state.apply(code); view_of(state, seat); state.copy()
 """
 
 from .actions import (CONTRACT_BASE, MISERE, NO_TRUMP, STOP, Decision, action_str,
@@ -19,6 +19,7 @@ from .errors import (CardParseError, DealError, IllegalActionError, RulesConfigE
 from .exchange import ExchangeEvent
 from .history import HandSummary, TrickRecord
 from .state import MatchState
+from .view import View, view_of
 
 __all__ = [
                       "CONTRACT_BASE",
@@ -42,6 +43,7 @@ __all__ = [
                       "RulesError",
                       "SeedError",
                       "TrickRecord",
+                      "View",
                       "action_str",
                       "card_str",
                       "cards_of",
@@ -60,4 +62,5 @@ __all__ = [
                       "rank_of",
                       "seeded_deal",
                       "suit_of",
+                      "view_of",
 ]

@@ -19,18 +19,18 @@ code range      text                    meaning
 ==============  ======================  ===========================================================
 
 Seats in action codes are match seats (0..2, the position in the match's seating), the same
-numbers ``view(seat)`` uses, not hand roles.
+numbers ``view_of(state, seat)`` uses, not hand roles.
 """
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 from .cards import SUITS, card_str, parse_card, parse_suit
 from .errors import CardParseError
 
 
-class Decision(str, Enum):
+class Decision(StrEnum):
     """Kind of the pending decision (RULES.md section 7 gives their order in a hand)."""
 
     EXCHANGE_DEMAND = "exchange-demand"   #: up player names a down player and a suit
@@ -103,6 +103,12 @@ def _seat(text: str, whole: str) -> int:
     return int(text)
 
 
+#: actions written as one word
+_WORD_ACTIONS = {"no-trump": CONTRACT_BASE + NO_TRUMP, "notrump": CONTRACT_BASE + NO_TRUMP,
+                 "nt": CONTRACT_BASE + NO_TRUMP, "misere": CONTRACT_BASE + MISERE,
+                 "misère": CONTRACT_BASE + MISERE, "miz": CONTRACT_BASE + MISERE, "stop": STOP}
+
+
 def parse_action(text: str) -> int:
     """Parse the text form of an action (case-insensitive) into its code.
 
@@ -112,12 +118,9 @@ def parse_action(text: str) -> int:
     if not isinstance(text, str):
         raise CardParseError(f"not an action: {text!r} (an action text is a str)")
     t = text.strip().lower()
-    if t in ("no-trump", "notrump", "nt"):
-        return CONTRACT_BASE + NO_TRUMP
-    if t in ("misere", "misère", "miz"):
-        return CONTRACT_BASE + MISERE
-    if t == "stop":
-        return STOP
+    code = _WORD_ACTIONS.get(t)
+    if code is not None:
+        return code
     parts = t.split(":")
     if parts[0] == "trump" and len(parts) == 2:
         return CONTRACT_BASE + parse_suit(parts[1])

@@ -62,7 +62,8 @@ def parse_card(text: str) -> int:
         raise CardParseError(f"not a card: {text!r} (a card text is a str such as '10H')")
     t = text.strip().upper()
     if len(t) < 2 or t[-1] not in SUITS or t[:-1] not in _RANK_ALIASES:
-        raise CardParseError(f"not a card: {text!r} (expected rank 2-10/J/Q/K/A + suit S/H/D/C, e.g. '10H')")
+        raise CardParseError(
+            f"not a card: {text!r} (expected rank 2-10/J/Q/K/A + suit S/H/D/C, e.g. '10H')")
     return make_card(_RANK_ALIASES[t[:-1]], SUITS.index(t[-1]))
 
 
@@ -75,7 +76,7 @@ def parse_suit(text: str) -> int:
     if not isinstance(text, str):
         raise CardParseError(f"not a suit: {text!r} (expected one of S, H, D, C)")
     t = text.strip().lower()
-    for i, (letter, name) in enumerate(zip(SUITS, SUIT_NAMES)):
+    for i, (letter, name) in enumerate(zip(SUITS, SUIT_NAMES, strict=True)):
         if t in (letter.lower(), name):
             return i
     raise CardParseError(f"not a suit: {text!r} (expected one of S, H, D, C)")
@@ -89,13 +90,42 @@ def mask_of(cards: Iterable[int]) -> int:
     return m
 
 
+#: per suit, indexed by a 13-bit rank mask: the cards of that suit it holds, ascending, or None
+#: until first needed (at most 4 x 8192 short tuples, about 3 MB, once every mask was seen)
+_CARDS_IN_SUIT: tuple[list[tuple[int, ...] | None], ...] = tuple(
+    [None] * 8192 for _ in range(4))
+
+
+def _suit_cards(suit: int, ranks: int) -> tuple[int, ...]:
+    base = 13 * suit
+    cards = _CARDS_IN_SUIT[suit][ranks] = tuple(base + r for r in range(13) if ranks >> r & 1)
+    return cards
+
+
 def cards_of(mask: int) -> list[int]:
-    """Card ints in a bitmask, ascending (by suit S H D C, then rank low to high)."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
+    """Card ints in a bitmask of the 52 cards, ascending (by suit S H D C, then rank low to
+    high); a new list.
+
+    Suit by suit through a table of rank masks (about twice as fast as bit by bit: this is the
+    engine's hottest function, it lists every legal set)."""
+    t0, t1, t2, t3 = _CARDS_IN_SUIT
+    out: list[int] = []
+    ranks = mask & 0x1FFF
+    if ranks:
+        cards = t0[ranks]
+        out += cards if cards is not None else _suit_cards(0, ranks)
+    ranks = mask >> 13 & 0x1FFF
+    if ranks:
+        cards = t1[ranks]
+        out += cards if cards is not None else _suit_cards(1, ranks)
+    ranks = mask >> 26 & 0x1FFF
+    if ranks:
+        cards = t2[ranks]
+        out += cards if cards is not None else _suit_cards(2, ranks)
+    ranks = mask >> 39 & 0x1FFF
+    if ranks:
+        cards = t3[ranks]
+        out += cards if cards is not None else _suit_cards(3, ranks)
     return out
 
 

@@ -151,7 +151,8 @@ class RulesConfig:
 
 
 def _fail(name: str, value: Any, expected: str) -> RulesConfigError:
-    return RulesConfigError(f"invalid value {value!r} for rule option '{name}': expected {expected}")
+    return RulesConfigError(
+        f"invalid value {value!r} for rule option '{name}': expected {expected}")
 
 
 def _check_triple(name: str, value: Any, total: int) -> None:
@@ -171,6 +172,12 @@ def _check_opt_int(name: str, value: Any, low: int, high: int) -> None:
 
 
 def _validate(c: RulesConfig) -> None:
+    """Raise :class:`RulesConfigError` for a bad option value or a bad combination."""
+    _validate_values(c)
+    _validate_combinations(c)
+
+
+def _validate_values(c: RulesConfig) -> None:
     for name, choices in _CHOICES.items():
         value = getattr(c, name)
         if value not in choices or type(value) is not type(choices[0]):
@@ -191,6 +198,9 @@ def _validate(c: RulesConfig) -> None:
     _check_opt_int("hand_cap", c.hand_cap, 1, 10_000)
     if c.hand_cap is None:
         raise _fail("hand_cap", None, "an integer >= 1")
+
+
+def _validate_combinations(c: RulesConfig) -> None:
     if c.double_payment and c.exchange != "demand-suit":
         raise RulesConfigError("rule option 'double_payment' needs exchange 'demand-suit' "
                                f"(got exchange {c.exchange!r})")

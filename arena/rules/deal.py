@@ -9,9 +9,10 @@ Python versions; records still store the dealt cards themselves.
 from __future__ import annotations
 
 import hashlib
+import struct
 from dataclasses import dataclass
 
-from .cards import NUM_CARDS, format_cards, parse_card
+from .cards import NUM_CARDS, format_cards, parse_card, parse_cards
 from .config import RulesConfig
 from .errors import DealError, SeedError
 
@@ -60,13 +61,12 @@ class Deal:
         Raises:
             CardParseError: when a token is not a card.
         """
-        from .cards import parse_cards
         return cls((tuple(parse_cards(s0)), tuple(parse_cards(s1)), tuple(parse_cards(s2))),
                    tuple(parse_cards(kitty)))
 
     def __str__(self) -> str:
         parts = [f"{ROLE_NAMES[r]}: {format_cards(h)}" for r, h in enumerate(self.hands)]
-        return "; ".join(parts + [f"kitty: {format_cards(self.kitty)}"])
+        return "; ".join([*parts, f"kitty: {format_cards(self.kitty)}"])
 
 
 def check_seed(seed: object) -> None:
@@ -115,9 +115,11 @@ def shuffled_deck(cfg: RulesConfig, seed: int | str | bytes, hand_number: int) -
     deck = list(range(NUM_CARDS))
     if cfg.deck == 51:
         deck.remove(parse_card(cfg.removed_card))
-    stream = hashlib.shake_256(derive_seed(b"deal/v1", seed, hand_number)).digest(8 * len(deck))
-    for i in range(len(deck) - 1, 0, -1):
-        j = int.from_bytes(stream[8 * i:8 * i + 8], "big") % (i + 1)
+    n = len(deck)
+    stream = hashlib.shake_256(derive_seed(b"deal/v1", seed, hand_number)).digest(8 * n)
+    draws = struct.unpack(f">{n}Q", stream)  # draw i is bytes 8i..8i+8, big-endian
+    for i in range(n - 1, 0, -1):
+        j = draws[i] % (i + 1)
         deck[i], deck[j] = deck[j], deck[i]
     return deck
 

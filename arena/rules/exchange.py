@@ -16,25 +16,25 @@ player still owed (the up player names which, in the same decision). Mechanisms:
   or demand decision (demand-suit), before his first card too; his remaining exchanges lapse
   (six-contracts, RULES.md 7). In demand-suit a demanded card is always answered by a give-back.
 
-The functions here operate on a :class:`~arena.rules.state.MatchState` (this module is its
-exchange part, kept apart to keep modules small).
+The functions here work on an :class:`ExchangeProgress` and the hands' bitmasks and return
+what happened (:class:`ExchangeStep`: the events, and whether the exchange is over); the match
+state (:mod:`arena.rules.state`) records that and runs the hand's next step itself.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
-from .actions import DEMAND_BASE, GIVE_BASE, STOP, Decision, demand_action, give_action
+from .actions import DEMAND_BASE, GIVE_BASE, STOP, Decision
 from .cards import cards_of, highest_in_suit
+from .config import RulesConfig
+from .errors import RulesError
 
-if TYPE_CHECKING:
-    from .state import MatchState
 
-
-@dataclass(frozen=True, slots=True)
-class ExchangeEvent:
-    """One step of a card exchange, in the order it happened.
+class ExchangeEvent(NamedTuple):
+    """One step of a card exchange, in the order it happened (immutable and hashable: a named
+    tuple, cheap to build).
 
     Attributes:
         kind: ``"demand"`` (down -> up: his highest ``suit``), ``"void"`` (down declared a void
@@ -55,216 +55,255 @@ class ExchangeEvent:
     def seen_by(self, seat: int) -> ExchangeEvent:
         """The event as ``seat`` sees it: card (and for give/return the suit) hidden unless
         ``seat`` is the up or the down player."""
-        if self.card is None or seat == self.up or seat == self.down:
+        if self.card is None or seat in (self.up, self.down):
             return self
         suit = self.suit if self.kind == "demand" else None
         return ExchangeEvent(self.kind, self.up, self.down, suit, None, self.came_back)
 
 
+@dataclass(slots=True)
 class ExchangeProgress:
-    """Mutable progress of the exchange of one hand (public information).
+    """Mutable progress of the exchange of one hand (public information but ``batch``).
 
     Attributes:
-        queue: up seats still to act, in order. up: the acting up seat. up_left: exchanges he
-        still owes. down_left: per seat, exchanges still owed to/by that down seat.
+        mechanism: ``cfg.exchange`` (``demand-suit``, ``pass-return-interactive`` or
+            ``pass-return-batch``); optional: ``cfg.exchange_optional``.
+        up_amounts: per seat, the cards an up player owes (previous points times the payment
+            multiplier; 0 for the others).
+        queue: up seats still to act, in order. up: the acting up seat (-1 before the first).
+        up_left: exchanges he still owes. down_left: per seat, exchanges still owed to/by that
+        down seat.
         voids: per seat, bitmask of suits declared void for the card being settled.
         give_to: demand-suit: the down seat awaiting the give-back card, else None.
         batch: pass-return-batch: ``(down, card)`` chosen so far; batch_mask: their cards.
-        return_from: the down seat choosing a return (six-contracts trump), else None.
+        return_from: the down seat choosing a return (six-contracts trump), else None;
+        given: the trump card he was given (it may come back), else -1.
+        decision: the pending exchange decision kind; to_act: the seat that makes it.
     """
 
-    __slots__ = (
-        "batch",
-        "batch_mask",
-        "down_left",
-        "give_to",
-        "queue",
-        "return_from",
-        "up",
-        "up_left",
-        "voids",
-    )
-
-    def __init__(self, queue: list[int], down_left: list[int]) -> None:
-        self.queue = queue
-        self.up = -1
-        self.up_left = 0
-        self.down_left = down_left
-        self.voids = [0, 0, 0]
-        self.give_to: int | None = None
-        self.batch: list[tuple[int, int]] = []
-        self.batch_mask = 0
-        self.return_from: int | None = None
+    mechanism: str
+    optional: bool
+    up_amounts: tuple[int, int, int]
+    queue: list[int]
+    down_left: list[int]
+    up: int = -1
+    up_left: int = 0
+    voids: list[int] = field(default_factory=lambda: [0, 0, 0])
+    give_to: int | None = None
+    batch: list[tuple[int, int]] = field(default_factory=list)
+    batch_mask: int = 0
+    return_from: int | None = None
+    given: int = -1
+    decision: Decision = Decision.EXCHANGE_GIVE
+    to_act: int = -1
 
     def copy(self) -> ExchangeProgress:
-        c = ExchangeProgress(self.queue[:], self.down_left[:])
-        c.up, c.up_left, c.voids = self.up, self.up_left, self.voids[:]
-        c.give_to, c.batch, c.batch_mask = self.give_to, self.batch[:], self.batch_mask
-        c.return_from = self.return_from
-        return c
+        """An independent copy (lists copied)."""
+        return ExchangeProgress(
+            self.mechanism, self.optional, self.up_amounts, self.queue[:], self.down_left[:],
+            self.up, self.up_left, self.voids[:], self.give_to, self.batch[:], self.batch_mask,
+            self.return_from, self.given, self.decision, self.to_act)
 
 
-def payment_multiplier(state: MatchState) -> int:
+class ExchangeStep(NamedTuple):
+    """What one exchange action did: the ``events`` it produced, in order, and whether the
+    exchange goes on (``done`` False: ``progress.decision`` / ``progress.to_act`` name the next
+    decision) or is over for this hand."""
+
+    events: tuple[ExchangeEvent, ...]
+    done: bool
+
+
+def payment_multiplier(cfg: RulesConfig) -> int:
     """Cards per overtrick: 2 with double payment, else 1."""
-    return 2 if state.cfg.double_payment else 1
+    return 2 if cfg.double_payment else 1
 
 
-def up_order(state: MatchState, points: tuple[int, ...]) -> list[int]:
+def up_order(cfg: RulesConfig, points: tuple[int, ...], roles: tuple[int, ...],
+             targets: tuple[int, ...]) -> list[int]:
     """Up seats (points > 0) in the order they exchange (RULES.md 5 and 7).
 
     ``larger-up-first``: larger up amount first, ties in play order from the new S1 ("first from
     the new dealer's left"). ``higher-target-first``: higher target this hand first, then larger
-    up amount, then play order from S1.
+    up amount, then play order from S1. ``roles`` and ``targets`` are this hand's, per seat.
     """
     ups = [s for s in range(3) if points[s] > 0]
+
     def from_s1(s: int) -> int:
-        return (state.roles[s] - 1) % 3
-    if state.cfg.exchange_order == "larger-up-first":
+        return (roles[s] - 1) % 3
+    if cfg.exchange_order == "larger-up-first":
         return sorted(ups, key=lambda s: (-points[s], from_s1(s)))
-    return sorted(ups, key=lambda s: (-state.targets[s], -points[s], from_s1(s)))
+    return sorted(ups, key=lambda s: (-targets[s], -points[s], from_s1(s)))
 
 
-def begin(state: MatchState) -> bool:
-    """Set up the exchange of the current hand; True when a decision is now pending.
+def begin(cfg: RulesConfig, prev_points: tuple[int, int, int] | None, contract: int | None,
+          roles: tuple[int, ...], targets: tuple[int, ...]) -> ExchangeProgress | None:
+    """The exchange of a hand, its first decision pending; None when there is none.
 
-    No exchange on the first hand, with mechanism ``none``, when nobody is up, or when the
-    exchange comes after the contract and the contract is not a trump suit (the entitlement
-    lapses, RULES.md 7 decision 7).
+    No exchange on the first hand (``prev_points`` None), with mechanism ``none``, when nobody is
+    up, or when the exchange comes after the contract and the contract is not a trump suit (the
+    entitlement lapses, RULES.md 7 decision 7).
     """
-    cfg = state.cfg
-    prev = state.prev_points
-    if cfg.exchange == "none" or prev is None:
-        return False
-    if cfg.exchange_timing == "after-contract" and (state.contract is None or state.contract >= 4):
-        return False
-    mult = payment_multiplier(state)
-    queue = up_order(state, prev)
+    if cfg.exchange == "none" or prev_points is None:
+        return None
+    if cfg.exchange_timing == "after-contract" and (contract is None or contract >= 4):
+        return None
+    queue = up_order(cfg, prev_points, roles, targets)
     if not queue:
+        return None
+    mult = payment_multiplier(cfg)
+    ups = tuple(max(0, p) * mult for p in prev_points)
+    progress = ExchangeProgress(cfg.exchange, cfg.exchange_optional, (ups[0], ups[1], ups[2]),
+                                queue, [max(0, -p) * mult for p in prev_points])
+    _next_up(progress)
+    return progress
+
+
+def _next_up(x: ExchangeProgress) -> bool:
+    """Hand the turn to the next up player; False when none is left (the exchange is over)."""
+    if not x.queue:
         return False
-    state.x = ExchangeProgress(queue, [max(0, -p) * mult for p in prev])
-    _next_up(state)
+    x.up = x.to_act = x.queue.pop(0)
+    x.up_left = x.up_amounts[x.up]
+    x.give_to = None
+    x.voids = [0, 0, 0]
+    x.decision = (Decision.EXCHANGE_DEMAND if x.mechanism == "demand-suit"
+                  else Decision.EXCHANGE_GIVE)
     return True
 
 
-def _next_up(state: MatchState) -> None:
-    x = state.x
-    if not x.queue:
-        state.x = None
-        state._next_step()
-        return
-    x.up = x.queue.pop(0)
-    x.up_left = state.prev_points[x.up] * payment_multiplier(state)
-    x.give_to = None
-    x.voids = [0, 0, 0]
-    state.current_seat = x.up
-    if state.cfg.exchange == "demand-suit":
-        state.decision = Decision.EXCHANGE_DEMAND
-    else:
-        state.decision = Decision.EXCHANGE_GIVE
-
-
-def legal(state: MatchState) -> list[int]:
+def legal(x: ExchangeProgress, hands: list[int]) -> list[int]:
     """Legal action codes of the pending exchange decision, sorted."""
-    x = state.x
-    d = state.decision
-    if d is Decision.EXCHANGE_DEMAND:
-        demands = [demand_action(dn, s) for dn in range(3) if x.down_left[dn] > 0
+    d = x.decision
+    if d is Decision.EXCHANGE_DEMAND:  # codes as demand_action(down, suit), inline
+        demands = [DEMAND_BASE + 4 * dn + s for dn in range(3) if x.down_left[dn] > 0
                    for s in range(4) if not x.voids[dn] >> s & 1]
-        return demands + [STOP] if state.cfg.exchange_optional else demands
+        return [*demands, STOP] if x.optional else demands
     if d is Decision.EXCHANGE_RETURN:
-        return cards_of(state.hands[x.return_from])
-    if state.cfg.exchange == "demand-suit":
-        return cards_of(state.hands[x.up])
-    avail = cards_of(state.hands[x.up] & ~x.batch_mask)
-    gives = [give_action(dn, c) for dn in range(3) if x.down_left[dn] > 0 for c in avail]
-    return ([STOP] if state.cfg.exchange_optional else []) + gives
+        return cards_of(hands[x.to_act])
+    if x.mechanism == "demand-suit":
+        return cards_of(hands[x.up])
+    avail = cards_of(hands[x.up] & ~x.batch_mask)
+    gives = [GIVE_BASE + 52 * dn + c for dn in range(3) if x.down_left[dn] > 0 for c in avail]
+    return ([STOP] if x.optional else []) + gives
 
 
-def _move(state: MatchState, frm: int, to: int, card: int) -> None:
-    state.hands[frm] &= ~(1 << card)
-    state.hands[to] |= 1 << card
+def _move(hands: list[int], frm: int, to: int, card: int) -> None:
+    hands[frm] &= ~(1 << card)
+    hands[to] |= 1 << card
 
 
-def apply(state: MatchState, action: int) -> None:
-    """Apply a legal exchange action (already checked by the caller)."""
-    x = state.x
-    d = state.decision
-    ev = state.events
+def apply(x: ExchangeProgress, hands: list[int], trump: int, action: int) -> ExchangeStep:
+    """Apply a legal exchange action (already checked by the caller) to ``x`` and the hands'
+    bitmasks ``hands`` (per seat, changed in place); ``trump`` is the trump suit or -1.
+
+    Returns the events and whether the exchange is over (:class:`ExchangeStep`).
+    """
+    events: list[ExchangeEvent] = []
+    done = _apply(x, hands, trump, action, events)
+    return ExchangeStep(tuple(events), done)
+
+
+def _apply(x: ExchangeProgress, hands: list[int], trump: int, action: int,
+           events: list[ExchangeEvent]) -> bool:
+    """Apply ``action``; True when the exchange is over."""
+    d = x.decision
     if action == STOP:
-        ev.append(ExchangeEvent("stop", x.up, None, None, None))
+        events.append(ExchangeEvent("stop", x.up, None, None, None))
         x.up_left = 0
-        _after_up(state)
-        return
+        return _after_up(x, hands, events)
     if d is Decision.EXCHANGE_DEMAND:
-        down, suit = divmod(action - DEMAND_BASE, 4)
-        card = highest_in_suit(state.hands[down], suit)
-        if card is None:
-            x.voids[down] |= 1 << suit
-            ev.append(ExchangeEvent("void", x.up, down, suit, None))
-            return
-        _move(state, down, x.up, card)
-        ev.append(ExchangeEvent("demand", x.up, down, suit, card))
-        x.give_to = down
-        state.decision = Decision.EXCHANGE_GIVE
-        return
+        _demand(x, hands, action, events)
+        return False
     if d is Decision.EXCHANGE_RETURN:
-        _return(state, x.return_from, action)
+        return _return(x, hands, x.to_act, action, x.given, events)
+    if x.mechanism == "demand-suit":
+        return _give_back(x, hands, action, events)
+    return _give(x, hands, trump, action, events)
+
+
+def _demand(x: ExchangeProgress, hands: list[int], action: int,
+            events: list[ExchangeEvent]) -> None:
+    """demand-suit: the down player hands over his highest card of the suit, or is void."""
+    down, suit = divmod(action - DEMAND_BASE, 4)
+    card = highest_in_suit(hands[down], suit)
+    if card is None:
+        x.voids[down] |= 1 << suit
+        events.append(ExchangeEvent("void", x.up, down, suit, None))
         return
-    if state.cfg.exchange == "demand-suit":
-        down = x.give_to
-        _move(state, x.up, down, action)
-        ev.append(ExchangeEvent("give", x.up, down, action // 13, action))
-        x.voids = [0, 0, 0]
-        x.give_to = None
-        _settled(state, down)
-        return
+    _move(hands, down, x.up, card)
+    events.append(ExchangeEvent("demand", x.up, down, suit, card))
+    x.give_to = down
+    x.decision = Decision.EXCHANGE_GIVE
+
+
+def _give_back(x: ExchangeProgress, hands: list[int], card: int,
+               events: list[ExchangeEvent]) -> bool:
+    """demand-suit: the up player gives ``card`` back to the down player who gave him one."""
+    down = x.give_to
+    if down is None:
+        raise RulesError("a give-back with no demanded card pending")
+    _move(hands, x.up, down, card)
+    events.append(ExchangeEvent("give", x.up, down, card // 13, card))
+    x.voids = [0, 0, 0]
+    x.give_to = None
+    return _settled(x, hands, down, events)
+
+
+def _give(x: ExchangeProgress, hands: list[int], trump: int, action: int,
+          events: list[ExchangeEvent]) -> bool:
+    """pass-and-return: the up player gives a card to a down player (batched in blato)."""
     down, card = divmod(action - GIVE_BASE, 52)
-    if state.cfg.exchange == "pass-return-batch":
+    if x.mechanism == "pass-return-batch":
         x.batch.append((down, card))
         x.batch_mask |= 1 << card
         x.down_left[down] -= 1
         x.up_left -= 1
-        if x.up_left == 0:
-            _after_up(state)
-        return
-    _move(state, x.up, down, card)
-    ev.append(ExchangeEvent("give", x.up, down, card // 13, card))
-    if state.trump >= 0 and card // 13 == state.trump:
-        x.return_from = down
-        state.decision, state.current_seat = Decision.EXCHANGE_RETURN, down
-        state._legal = None
-        return
-    _return(state, down, highest_in_suit(state.hands[down], card // 13))
+        return _after_up(x, hands, events) if x.up_left == 0 else False
+    _move(hands, x.up, down, card)
+    events.append(ExchangeEvent("give", x.up, down, card // 13, card))
+    if trump >= 0 and card // 13 == trump:  # a trump: the down player chooses the return
+        x.return_from = x.to_act = down
+        x.given = card
+        x.decision = Decision.EXCHANGE_RETURN
+        return False
+    ret = highest_in_suit(hands[down], card // 13)
+    return _return(x, hands, down, card if ret is None else ret, card, events)
 
 
-def _return(state: MatchState, down: int, card: int) -> None:
-    x = state.x
-    given = state.events[-1].card
-    _move(state, down, x.up, card)
-    state.events.append(ExchangeEvent("return", x.up, down, card // 13, card, card == given))
+def _return(x: ExchangeProgress, hands: list[int], down: int, card: int, given: int,
+            events: list[ExchangeEvent]) -> bool:
+    """``down`` returns ``card`` to the up player (``given`` is the card he was given)."""
+    _move(hands, down, x.up, card)
+    events.append(ExchangeEvent("return", x.up, down, card // 13, card, card == given))
     x.return_from = None
-    state.decision, state.current_seat = Decision.EXCHANGE_GIVE, x.up
-    _settled(state, down)
+    x.given = -1
+    x.decision, x.to_act = Decision.EXCHANGE_GIVE, x.up
+    return _settled(x, hands, down, events)
 
 
-def _settled(state: MatchState, down: int) -> None:
-    x = state.x
+def _settled(x: ExchangeProgress, hands: list[int], down: int,
+             events: list[ExchangeEvent]) -> bool:
+    """One exchange with ``down`` is settled; True when the whole exchange is over."""
     x.down_left[down] -= 1
     x.up_left -= 1
     if x.up_left == 0:
-        _after_up(state)
-    elif state.cfg.exchange == "demand-suit":
-        state.decision = Decision.EXCHANGE_DEMAND
+        return _after_up(x, hands, events)
+    if x.mechanism == "demand-suit":
+        x.decision = Decision.EXCHANGE_DEMAND
+    return False
 
 
-def _after_up(state: MatchState) -> None:
-    """The up player is done (or stopped): resolve a pending batch, then the next up player."""
-    x = state.x
+def _after_up(x: ExchangeProgress, hands: list[int], events: list[ExchangeEvent]) -> bool:
+    """The up player is done (or stopped): resolve a pending batch, then pass the turn to the
+    next up player; True when there is none (the exchange is over)."""
     batch, x.batch, x.batch_mask = x.batch, [], 0
     for down, card in batch:
-        _move(state, x.up, down, card)
-        state.events.append(ExchangeEvent("give", x.up, down, card // 13, card))
-        ret = highest_in_suit(state.hands[down], card // 13)
-        _move(state, down, x.up, ret)
-        state.events.append(ExchangeEvent("return", x.up, down, card // 13, ret, ret == card))
-    _next_up(state)
+        _move(hands, x.up, down, card)
+        events.append(ExchangeEvent("give", x.up, down, card // 13, card))
+        ret = highest_in_suit(hands[down], card // 13)
+        if ret is None:  # cannot happen: the given card is in his hand now
+            ret = card
+        _move(hands, down, x.up, ret)
+        events.append(ExchangeEvent("return", x.up, down, card // 13, ret, ret == card))
+    return not _next_up(x)

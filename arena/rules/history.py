@@ -3,15 +3,17 @@ hand's steps (RULES.md 7). Pure data, shared by the state machine, views and rec
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .config import RulesConfig
 from .deal import Deal
+from .exchange import ExchangeEvent
 
 
-@dataclass(frozen=True, slots=True)
-class TrickRecord:
-    """A completed trick: ``leader`` seat, ``cards`` as ``(seat, card)`` in play order, ``winner``."""
+class TrickRecord(NamedTuple):
+    """A completed trick: ``leader`` seat, ``cards`` as ``(seat, card)`` in play order,
+    ``winner`` seat. Immutable and hashable (a named tuple: the engine builds one per trick, and
+    a tuple is four times cheaper to build than a frozen dataclass)."""
 
     leader: int
     cards: tuple[tuple[int, int], ...]
@@ -28,9 +30,9 @@ def hand_steps(cfg: RulesConfig) -> list[str]:
     return ["contract", "exchange", "kitty", "discard", "play"]
 
 
-@dataclass(frozen=True, slots=True)
-class HandSummary:
-    """A completed hand, kept in ``MatchState.completed_hands`` (for records and replay).
+class HandSummary(NamedTuple):
+    """A completed hand, kept in ``MatchState.completed_hands`` (for records and replay);
+    immutable (a named tuple, like :class:`TrickRecord`).
 
     Per-seat tuples are indexed by seat; ``contract`` as in :class:`MatchState`; ``deal`` is
     the hand's deal (by role, dealing order; its ``kitty`` is the kitty); ``points`` the hand's
@@ -46,7 +48,7 @@ class HandSummary:
     contract: int
     deal: Deal | None
     discards: tuple[int, ...]
-    events: tuple  # tuple[ExchangeEvent, ...]
+    events: tuple[ExchangeEvent, ...]
     tricks: tuple[TrickRecord, ...]
     tricks_won: tuple[int, int, int]
     points: tuple[int, int, int]

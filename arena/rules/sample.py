@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import random
 
-from . import exchange as xchg
 from .actions import Decision
 from .cards import mask_of, parse_card
-from .errors import RulesError
-from .history import hand_steps
 from .contracts import contracts_mask
-from .state import MatchState
+from .errors import RulesError
+from .exchange import ExchangeProgress, payment_multiplier
+from .history import hand_steps
+from .state import MatchState, cache_rules
 from .tricks import F1, F2, F3, FOLLOW_CODES
 from .view import View
 
@@ -47,7 +47,8 @@ def _play_voids(view: View) -> list[int]:
             suit = card // 13
             if suit != led:
                 voids[seat] |= 1 << led
-                if suit != trump and trump >= 0 and (follow == F2 or (follow == F3 and not trumped)):
+                no_trump_shown = follow == F2 or (follow == F3 and not trumped)
+                if suit != trump and trump >= 0 and no_trump_shown:
                     voids[seat] |= 1 << trump
             trumped = trumped or suit == trump
     return voids
@@ -58,10 +59,11 @@ def _exchange_knowledge(view: View) -> tuple[dict[int, int], list[int]]:
     loc: dict[int, int] = {}
     voids = [0, 0, 0]
     for e in view.exchange_events:
-        if e.kind == "void":
-            voids[e.down] |= 1 << e.suit
+        if e.down is None:  # a stop
             continue
-        if e.kind == "stop":
+        if e.kind == "void":
+            if e.suit is not None:  # always: a void names its suit publicly
+                voids[e.down] |= 1 << e.suit
             continue
         giver, taker = (e.down, e.up) if e.kind in ("demand", "return") else (e.up, e.down)
         if e.card is None:  # a transfer this seat cannot see
@@ -71,6 +73,18 @@ def _exchange_knowledge(view: View) -> tuple[dict[int, int], list[int]]:
         else:
             loc[e.card] = taker
     return loc, voids
+
+
+def _known_cards(view: View) -> int:
+    """Bitmask of the cards whose place ``view``'s seat knows: its hand and discards, every
+    played card, and the card removed from a 51-card deck."""
+    known = mask_of(view.hand) | mask_of(view.discards)
+    for t in view.tricks:
+        known |= mask_of(c for _, c in t.cards)
+    known |= mask_of(c for _, c in view.trick)
+    if view.cfg.deck == 51:
+        known |= 1 << parse_card(view.cfg.removed_card)
+    return known
 
 
 def _holders(view: View) -> tuple[dict[int, int], dict[int, int]]:
@@ -83,12 +97,7 @@ def _holders(view: View) -> tuple[dict[int, int], dict[int, int]]:
         cap[KITTY] = view.cfg.kitty_size
     if view.declarer != me and view.discard_count:
         cap[DISCARDS] = view.discard_count
-    known = mask_of(view.hand) | mask_of(view.discards)
-    for t in view.tricks:
-        known |= mask_of(c for _, c in t.cards)
-    known |= mask_of(c for _, c in view.trick)
-    if view.cfg.deck == 51:
-        known |= 1 << parse_card(view.cfg.removed_card)
+    known = _known_cards(view)
     voids = _play_voids(view)
     loc, xvoids = _exchange_knowledge(view)
     everyone = 0
@@ -141,18 +150,19 @@ def _augment(card: int, allowed: dict[int, int], free: dict[int, int],
     while i < len(queue):
         c, src = queue[i]
         i += 1
-        for h in free:
+        for h, room in free.items():
             if h in parent or not allowed[c] >> h & 1:
                 continue
             parent[h] = (c, src)
-            if free[h] > 0:
+            if room > 0:
                 free[h] -= 1
-                while True:
-                    moved, left = parent[h]
-                    owner[moved] = h
+                at = h
+                while True:  # shift the cards along the path back to ``card``
+                    moved, left = parent[at]
+                    owner[moved] = at
                     if left is None:
                         return True
-                    h = left
+                    at = left
             queue.extend((o, h) for o, oh in owner.items() if oh == h)
     return False
 
@@ -188,29 +198,35 @@ def sample_state(view: View, rng: random.Random) -> MatchState:
     hands = [mask_of(piles[s]) for s in range(3)]
     hands[me] = mask_of(view.hand) | mask_of(piles[HIDDEN_OWN])
 
+    decision, to_act = view.decision, view.to_act
+    if decision is None or to_act is None:
+        raise RulesError("cannot sample a view with no pending decision")
     st = MatchState.__new__(MatchState)
     cfg = view.cfg
     st.cfg = cfg
     st._seed = rng.getrandbits(64)
     st._deal_source = None
-    st._follow_cfg = FOLLOW_CODES[cfg.follow]
-    st._next = (1, 2, 0) if cfg.direction == "clockwise" else (2, 0, 1)
+    st._trump_follow = FOLLOW_CODES[cfg.follow]
+    cache_rules(st, cfg)
+    st._next_seat = (1, 2, 0) if cfg.direction == "clockwise" else (2, 0, 1)
     st._all_contracts = contracts_mask(cfg)
     st.hand_number, st.dealer, st.roles = view.hand_number, view.dealer, view.roles
-    st.seat_of_role = tuple(view.roles.index(r) for r in range(3))
+    r = view.roles
+    st.seat_of_role = (r.index(0), r.index(1), r.index(2))
     st.declarer, st.targets, st.limits = view.declarer, view.targets, view.limits
     st.contract = view.contract
     st.trump = -1 if view.trump is None else view.trump
-    st.follow = st._follow_cfg if view.contract is not None and view.contract < 4 else F1
+    st.follow = st._trump_follow if view.contract is not None and view.contract < 4 else F1
     st.hands = hands
     st.first6 = mask_of(view.hand) if view.hidden_own else hands[view.declarer]
     st.kitty = view.kitty if view.kitty is not None else tuple(piles[KITTY])
     st.kitty_taken = view.kitty_taken
     st.discards = list(view.discards) if view.declarer == me else piles[DISCARDS]
-    st.decision, st.current_seat = view.decision, view.to_act
-    st._steps = _remaining_steps(st, view.decision)
-    st._legal = None
-    st.x = _progress(view, hands, rng)
+    st.decision, st.current_seat = decision, to_act
+    st._pending_steps = _remaining_steps(st, decision)
+    st._legal_cache = None
+    st._legal_mask = -1
+    st.exchange = _progress(view, hands, rng)
     st.events = list(view.exchange_events)
     st.trick = [c for _, c in view.trick]
     st.trick_seats = [s for s, _ in view.trick]
@@ -224,27 +240,35 @@ def sample_state(view: View, rng: random.Random) -> MatchState:
     return st
 
 
-def _progress(view: View, hands: list[int], rng: random.Random) -> xchg.ExchangeProgress | None:
+def _progress(view: View, hands: list[int], rng: random.Random) -> ExchangeProgress | None:
     s = view.exchange
-    if s is None:
+    decision, to_act = view.decision, view.to_act
+    if s is None or decision is None or to_act is None:
         return None
-    x = xchg.ExchangeProgress(list(s.queue), list(s.down_left))
-    x.up, x.up_left, x.voids = s.up, s.up_left, list(s.voids)
-    x.give_to, x.return_from = s.give_to, s.return_from
+    cfg = view.cfg
+    mult = payment_multiplier(cfg)
+    prev = view.prev_points or (0, 0, 0)
+    ups = (max(0, prev[0]) * mult, max(0, prev[1]) * mult, max(0, prev[2]) * mult)
+    given = -1
+    if s.return_from is not None and view.exchange_events:
+        card = view.exchange_events[-1].card  # the trump he was given (hidden: -1)
+        given = -1 if card is None else card
+    progress = ExchangeProgress(
+        cfg.exchange, cfg.exchange_optional, ups, list(s.queue), list(s.down_left), up=s.up,
+        up_left=s.up_left, voids=list(s.voids), give_to=s.give_to, return_from=s.return_from,
+        given=given, decision=decision, to_act=to_act)
     if s.batch or not s.batch_count:
-        x.batch = list(s.batch)
+        progress.batch = list(s.batch)
     else:  # another player's batch: draw its cards from his sampled hand, downs by count
-        mult = 2 if view.cfg.double_payment else 1
         settled = [0, 0, 0]
         for e in view.exchange_events:
-            if e.kind == "return":
+            if e.kind == "return" and e.down is not None:
                 settled[e.down] += 1
-        downs = []
+        downs: list[int] = []
         for d in range(3):
-            owed = max(0, -(view.prev_points or (0, 0, 0))[d]) * mult
+            owed = max(0, -prev[d]) * mult
             downs += [d] * (owed - s.down_left[d] - settled[d])
         cards = rng.sample([c for c in range(52) if hands[s.up] >> c & 1], s.batch_count)
-        x.batch = list(zip(downs[:len(cards)], cards))
-    x.batch_mask = mask_of(c for _, c in x.batch)
-    return x
-
+        progress.batch = list(zip(downs[:len(cards)], cards, strict=False))
+    progress.batch_mask = mask_of(c for _, c in progress.batch)
+    return progress

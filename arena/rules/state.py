@@ -7,94 +7,121 @@ Drive it decision by decision, OpenSpiel style::
     while not state.finished:
         state.apply(choose(state.current_seat, state.legal_actions()))
     state.placings   # e.g. (1, 3, 2)
+    view_of(state, seat)   # what one seat may know (arena.rules.view)
 
 Seats 0..2 are positions in the match's seating; seat 0 deals the first hand (RULES.md 7). Each
 hand assigns roles S0 (dealer), S1, S2 from the dealer in the direction of play. The state holds
 no RNG and does no I/O: deals come from the match seed (SHAKE-256) or are given explicitly.
-The exchange logic lives in :mod:`arena.rules.exchange`, views in :mod:`arena.rules.view`.
+The exchange logic lives in :mod:`arena.rules.exchange` (it returns what happened; this
+module applies it), views in :mod:`arena.rules.view` (which reads this state; nothing here
+imports it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
-from . import exchange as xchg
-from . import scoring
+from . import exchange, scoring
 from .actions import CONTRACT_BASE, MISERE, Decision, action_str, contract_action
-from .cards import cards_of, mask_of
+from .cards import SUIT_MASKS, cards_of, mask_of
 from .contracts import CONTRACTS_IN, contracts_mask, replay_contracts
 from .config import RulesConfig
 from .deal import Deal, check_seed, seeded_deal
 from .errors import IllegalActionError, RulesError
+from .exchange import ExchangeEvent, ExchangeProgress
 from .history import HandSummary, TrickRecord, hand_steps
-from .tricks import F1, FOLLOW_CODES, legal_play_mask, trick_winner
+from .tricks import F1, F3, FOLLOW_CODES, legal_play_mask, trick_winner
 
 _PLAY = Decision.PLAY
+#: bit of each card
+_BIT = tuple(1 << c for c in range(52))
 
 DealSource = Mapping[int, Deal] | Callable[[int], Deal | None] | None
 
+@dataclass(slots=True, init=False, eq=False, repr=False)
 class MatchState:
-    """Full (omniscient) state of one match; see the module docstring.
+    """Full (omniscient) state of one match; see the module docstring. Build it with
+    :meth:`new` or :meth:`from_position`; see a seat's part of it with
+    :func:`arena.rules.view.view_of`.
 
-    Public read-only attributes (do not mutate):
-        cfg, hand_number (1-based), dealer, declarer, roles (role per seat, 0=S0..2=S2),
-        targets / limits (per seat, this hand), contract (0..3 trump suit, 4 no-trump,
-        5 misère, None before it is chosen), trump (suit or -1), hands (bitmask per seat),
-        kitty (tuple), kitty_taken, discards (list), trick (cards on the current trick),
-        trick_seats, leader, tricks (list of TrickRecord this hand), tricks_won (per seat),
-        scores (match score per seat), hand_points (list of per-seat tuples, one per hand),
-        prev_points (previous hand's points or None), contracts_used (per seat, bitmask of the
-        contract indexes chosen in his current cycle, RULES.md decision 16), events
-        (ExchangeEvent list of this hand, full information), deals (Deal per hand played so far), actions (every action code
-        applied in the match, in order), completed_hands (HandSummary per finished hand),
-        finished, end_reason, twelve_trick_winner.
+    Public attributes are read-only to callers (only :meth:`apply` changes them); per-seat lists
+    and tuples are indexed by seat 0..2.
     """
 
-    __slots__ = (
-        "_all_contracts",
-        "_deal_source",
-        "_follow_cfg",
-        "_legal",
-        "_next",
-        "_placings",
-        "_seed",
-        "_steps",
-        "actions",
-        "cfg",
-        "completed_hands",
-        "contract",
-        "contracts_used",
-        "current_seat",
-        "dealer",
-        "deals",
-        "decision",
-        "declarer",
-        "discards",
-        "end_reason",
-        "events",
-        "finished",
-        "first6",
-        "follow",
-        "hand_number",
-        "hand_points",
-        "hands",
-        "kitty",
-        "kitty_taken",
-        "leader",
-        "limits",
-        "prev_points",
-        "roles",
-        "scores",
-        "seat_of_role",
-        "targets",
-        "trick",
-        "trick_seats",
-        "tricks",
-        "tricks_won",
-        "trump",
-        "twelve_trick_winner",
-        "x",
-    )
+    cfg: RulesConfig
+    #: 1-based number of the hand in play
+    hand_number: int
+    dealer: int
+    declarer: int
+    #: role per seat this hand: 0 = S0 (dealer), 1 = S1, 2 = S2
+    roles: tuple[int, int, int]
+    #: seat per role this hand (the inverse of ``roles``)
+    seat_of_role: tuple[int, int, int]
+    #: trick targets per seat this hand
+    targets: tuple[int, int, int]
+    #: misère limits per seat this hand
+    limits: tuple[int, int, int]
+    #: 0..3 trump suit, 4 no-trump, 5 misère; None before it is chosen
+    contract: int | None
+    #: trump suit 0..3, or -1 (none yet, no-trump, misère)
+    trump: int
+    #: follow rule in force (``tricks.F1``..``F3``): F1 until a trump contract is chosen
+    follow: int
+    #: bitmask of each seat's cards
+    hands: list[int]
+    #: the declarer's first 6 dealt cards (six-contracts ``first6`` view), as a bitmask
+    first6: int
+    kitty: tuple[int, ...]
+    kitty_taken: bool
+    #: the declarer's discards this hand, in order
+    discards: list[int]
+    #: cards on the current trick and the seats that played them, in play order
+    trick: list[int]
+    trick_seats: list[int]
+    #: the seat leading the current trick (None before play starts)
+    leader: int | None
+    tricks: list[TrickRecord]
+    tricks_won: list[int]
+    #: this hand's card exchange in progress, or None
+    exchange: ExchangeProgress | None
+    #: this hand's exchange events (full information)
+    events: list[ExchangeEvent]
+    #: the pending decision (None when finished) and the seat that makes it
+    decision: Decision | None
+    current_seat: int | None
+    scores: list[int]
+    #: points per seat of each finished hand
+    hand_points: list[tuple[int, int, int]]
+    #: the previous hand's points (they drive the exchange), None on the first hand
+    prev_points: tuple[int, int, int] | None
+    #: per seat, bitmask of the contract indexes chosen in his current cycle (RULES.md 16)
+    contracts_used: list[int]
+    #: the deal of every hand so far
+    deals: list[Deal]
+    #: every action code applied in the match, in order
+    actions: list[int]
+    completed_hands: list[HandSummary]
+    finished: bool
+    end_reason: str | None
+    twelve_trick_winner: int | None
+    _seed: int | str | bytes
+    _deal_source: DealSource
+    _all_contracts: int
+    _trump_follow: int
+    #: ``cfg`` values read on the hot path, kept as plain ints (they are properties there)
+    _tricks_per_hand: int
+    _kitty_size: int
+    _declarer_role: int
+    _role_limits: tuple[int, int, int]
+    #: a hand's steps (``history.hand_steps``), last first
+    _steps_reversed: tuple[str, ...]
+    _next_seat: tuple[int, int, int]
+    _pending_steps: list[str]
+    _legal_cache: list[int] | None
+    #: bitmask of the legal cards while a play decision's legal set is cached, else -1
+    _legal_mask: int
+    _placings: tuple[int, int, int] | None
 
     # ----- construction ---------------------------------------------------------------------
     @classmethod
@@ -156,11 +183,13 @@ class MatchState:
         if deal is not None:
             deals = {hand_number: deal}
         self._deal_source = deals
-        self._follow_cfg = FOLLOW_CODES[cfg.follow]
-        self._next = (1, 2, 0) if cfg.direction == "clockwise" else (2, 0, 1)
+        self._trump_follow = FOLLOW_CODES[cfg.follow]
+        cache_rules(self, cfg)
+        self._next_seat = (1, 2, 0) if cfg.direction == "clockwise" else (2, 0, 1)
         self.scores = list(scores)
         self.hand_points = []
-        self.prev_points = None if prev_points is None else tuple(prev_points)
+        self.prev_points = None if prev_points is None else \
+            (prev_points[0], prev_points[1], prev_points[2])
         self.contracts_used = [0, 0, 0] if contracts_used is None else \
             replay_contracts(cfg, contracts_used)
         self.deals = []
@@ -171,14 +200,14 @@ class MatchState:
         self.twelve_trick_winner = None
         self._placings = None
         self.hand_number = hand_number - 1
-        self.dealer = self._next.index(dealer)  # the seat before ``dealer`` in play order
+        self.dealer = self._next_seat.index(dealer)  # the seat before ``dealer`` in play order
         self._start_next_hand()
         return self
 
     def copy(self) -> MatchState:
         """An independent copy (cheap: flat lists and ints are copied, immutables shared)."""
         c = MatchState.__new__(MatchState)
-        for name in MatchState.__slots__:
+        for name in _FIELDS:
             setattr(c, name, getattr(self, name))
         c.hands = self.hands[:]
         c.tricks_won = self.tricks_won[:]
@@ -193,15 +222,16 @@ class MatchState:
         c.actions = self.actions[:]
         c.completed_hands = self.completed_hands[:]
         c.events = self.events[:]
-        c._steps = self._steps[:]
-        c.x = self.x.copy() if self.x is not None else None
+        c._pending_steps = self._pending_steps[:]
+        c.exchange = self.exchange.copy() if self.exchange is not None else None
         return c
 
     # ----- queries --------------------------------------------------------------------------
     @property
     def phase(self) -> str:
         """The pending decision kind's value (``"play"`` ...) or ``"finished"``."""
-        return "finished" if self.finished else self.decision.value
+        d = self.decision
+        return "finished" if self.finished or d is None else d.value
 
     @property
     def tricks_per_hand(self) -> int:
@@ -213,9 +243,24 @@ class MatchState:
 
         The list is cached until the next :meth:`apply`; do not mutate it.
         """
-        legal = self._legal
+        legal = self._legal_cache
         if legal is None:
-            legal = self._legal = self._compute_legal()
+            seat = self.current_seat
+            if self.decision is _PLAY and seat is not None:
+                # the hot path, inline: leading, or following suit without an overtrump rule
+                trick = self.trick
+                mask = self.hands[seat]
+                if trick:
+                    led = trick[0] // 13
+                    suit_cards = mask & SUIT_MASKS[led]
+                    if suit_cards and (self.follow != F3 or led != self.trump):
+                        mask = suit_cards
+                    else:
+                        mask = legal_play_mask(mask, trick, self.trump, self.follow)
+                self._legal_mask = mask
+                legal = self._legal_cache = cards_of(mask)
+            else:
+                legal = self._legal_cache = self._compute_legal()
         return legal
 
     def is_legal(self, action: int) -> bool:
@@ -224,41 +269,65 @@ class MatchState:
         if self.finished or type(action) is not int:
             return False
         if self.decision is _PLAY:
-            return 0 <= action < 52 and bool(self._play_mask() >> action & 1)
+            mask = self._legal_mask
+            if mask < 0:
+                mask = self._play_mask()
+            return 0 <= action < 52 and bool(mask >> action & 1)
         return action in self.legal_actions()
 
     def _play_mask(self) -> int:
-        return legal_play_mask(self.hands[self.current_seat], self.trick, self.trump, self.follow)
+        """Bitmask of the current seat's legal cards (``tricks.legal_play_mask``, with its two
+        common cases inline: leading, and following suit when no overtrump rule applies)."""
+        seat = self.current_seat
+        if seat is None:
+            raise RulesError("no decision is pending: the match is over")
+        trick = self.trick
+        hand = self.hands[seat]
+        if not trick:
+            return hand
+        led = trick[0] // 13
+        suit_cards = hand & SUIT_MASKS[led]
+        if suit_cards and (self.follow != F3 or led != self.trump):
+            return suit_cards
+        return legal_play_mask(hand, trick, self.trump, self.follow)
+
+    def seat_to_act(self) -> int:
+        """The seat (0..2) whose decision is pending: :attr:`current_seat`, typed as an int.
+
+        Raises:
+            RulesError: when the match is over (no decision is pending).
+        """
+        return self._seat()
+
+    def _seat(self) -> int:
+        """The current seat (only called while a decision is pending)."""
+        seat = self.current_seat
+        if seat is None:
+            raise RulesError("no decision is pending: the match is over")
+        return seat
 
     def _compute_legal(self) -> list[int]:
         if self.finished:
             return []
         d = self.decision
-        seat = self.current_seat
         if d is _PLAY:
-            return cards_of(self._play_mask())
+            mask = self._legal_mask = self._play_mask()
+            return cards_of(mask)
         if d is Decision.DISCARD:
-            return cards_of(self.hands[seat])
+            return cards_of(self.hands[self._seat()])
         if d is Decision.CONTRACT:
             return [contract_action(c) for c in self._contract_choices()]
-        return xchg.legal(self)
+        if self.exchange is None:
+            raise RulesError(f"decision {d} pending without an exchange in progress")
+        return exchange.legal(self.exchange, self.hands)
 
-    def _contract_choices(self) -> list[int]:
+    def _contract_choices(self) -> tuple[int, ...]:
         """Contract indexes open to the declarer: all of the rule set, or with
         ``contract_once`` those not chosen in his current cycle (RULES.md decision 16)."""
         avail = self._all_contracts
         if self.cfg.contract_once:
             avail &= ~self.contracts_used[self.declarer]
         return CONTRACTS_IN[avail]
-
-    def view(self, seat: int):  # -> View (import kept local: view imports this module)
-        """Everything ``seat`` (0..2) may know now; see :class:`arena.rules.view.View`.
-
-        Raises:
-            ValueError: when ``seat`` is not 0, 1 or 2.
-        """
-        from .view import view_of
-        return view_of(self, seat)
 
     @property
     def placings(self) -> tuple[int, int, int] | None:
@@ -272,7 +341,7 @@ class MatchState:
         seat = None if self.finished else self.current_seat
         shown = ", ".join(action_str(a) for a in legal[:60])
         try:
-            text = action_str(action)  # type: ignore[arg-type]
+            text = action_str(action) if type(action) is int else repr(action)
         except (ValueError, TypeError):
             text = repr(action)
         return IllegalActionError(
@@ -292,27 +361,65 @@ class MatchState:
             raise self._illegal(action, "an action is an int code")
         d = self.decision
         if d is _PLAY:
-            if not (0 <= action < 52 and self._play_mask() >> action & 1):
+            mask = self._legal_mask
+            if mask < 0:
+                mask = self._play_mask()
+            if not (0 <= action < 52 and mask >> action & 1):
                 raise self._illegal(action, self._why_not_play(action))
-            self._legal = None
+            self._legal_cache = None
+            self._legal_mask = -1
             self.actions.append(action)
-            self._play(action)
+            # the card goes to the trick (inline: the engine's hot path)
+            seat = self.current_seat
+            if seat is None:
+                raise RulesError("no decision is pending: the match is over")
+            self.hands[seat] &= ~(1 << action)
+            trick = self.trick
+            trick.append(action)
+            self.trick_seats.append(seat)
+            if len(trick) < 3:
+                self.current_seat = self._next_seat[seat]
+            else:
+                self._end_trick()
             return
-        if action not in self.legal_actions():
+        if d is None:
+            raise RulesError("no decision is pending")
+        self._apply_decision(d, action)
+
+    def _apply_decision(self, d: Decision, action: int) -> None:
+        """Check and apply a decision other than a card play."""
+        if d is Decision.DISCARD:  # any card in hand: a bit test, not a list scan
+            legal = 0 <= action < 52 and self.hands[self.declarer] >> action & 1
+        else:
+            legal = action in self.legal_actions()
+        if not legal:
             raise self._illegal(action, "not among the legal actions")
-        self._legal = None
+        self._legal_cache = None
+        self._legal_mask = -1
         self.actions.append(action)
         if d is Decision.DISCARD:
             self._discard(action)
         elif d is Decision.CONTRACT:
             self._set_contract(action - CONTRACT_BASE)
         else:
-            xchg.apply(self, action)
+            self._exchange(action)
+
+    def _exchange(self, action: int) -> None:
+        progress = self.exchange
+        if progress is None:
+            raise RulesError("an exchange action without an exchange in progress")
+        step = exchange.apply(progress, self.hands, self.trump, action)
+        self.events.extend(step.events)
+        if step.done:
+            self.exchange = None
+            self._next_step()
+        else:
+            self.decision, self.current_seat = progress.decision, progress.to_act
 
     def _why_not_play(self, action: int) -> str:
         if not (0 <= action < 52):
             return "not a card"
-        if not self.hands[self.current_seat] >> action & 1:
+        if not self.hands[self._seat()] >> action & 1:
             return "card not held"
         return "must follow the follow rule " + ("F1" if self.follow == F1 else self.cfg.follow)
 
@@ -320,24 +427,28 @@ class MatchState:
     def _start_next_hand(self) -> None:
         cfg = self.cfg
         self.hand_number += 1
-        self.dealer = self._next[self.dealer]
-        s1 = self._next[self.dealer]
-        self.seat_of_role = (self.dealer, s1, self._next[s1])
+        self.dealer = self._next_seat[self.dealer]
+        s1 = self._next_seat[self.dealer]
+        self.seat_of_role = (self.dealer, s1, self._next_seat[s1])
         roles = [0, 0, 0]
         for r, s in enumerate(self.seat_of_role):
             roles[s] = r
-        self.roles = tuple(roles)
+        self.roles = (roles[0], roles[1], roles[2])
         deal = self._deal_for(self.hand_number)
         self.deals.append(deal)
-        self.hands = [mask_of(deal.hands[self.roles[s]]) for s in range(3)]
-        self.first6 = mask_of(deal.hands[cfg.declarer_role][:6])
+        by_role = deal.hands  # distinct cards (Deal.check): their bits add up to the mask
+        r0, r1, r2 = self.roles
+        self.hands = [sum(map(_BIT.__getitem__, by_role[r0])),
+                      sum(map(_BIT.__getitem__, by_role[r1])),
+                      sum(map(_BIT.__getitem__, by_role[r2]))]
+        self.first6 = mask_of(by_role[self._declarer_role][:6])
         self.kitty = deal.kitty
         self.kitty_taken = False
         self.discards = []
-        self.declarer = self.seat_of_role[cfg.declarer_role]
-        self.targets = tuple(cfg.targets[r] for r in self.roles)
-        lim = cfg.limits
-        self.limits = tuple(lim[r] for r in self.roles)
+        self.declarer = self.seat_of_role[self._declarer_role]
+        self.targets = (cfg.targets[r0], cfg.targets[r1], cfg.targets[r2])
+        lim = self._role_limits
+        self.limits = (lim[r0], lim[r1], lim[r2])
         self.contract = None
         self.trump = -1
         self.follow = F1
@@ -347,9 +458,11 @@ class MatchState:
         self.tricks = []
         self.tricks_won = [0, 0, 0]
         self.events = []
-        self.x = None
-        self._legal = None
-        self._steps = hand_steps(cfg)[::-1]  # popped from the end
+        self.exchange = None
+        self.decision = self.current_seat = None
+        self._legal_cache = None
+        self._legal_mask = -1
+        self._pending_steps = list(self._steps_reversed)  # popped from the end
         self._next_step()
 
     def _deal_for(self, n: int) -> Deal:
@@ -364,20 +477,24 @@ class MatchState:
 
     def _next_step(self) -> None:
         """Run automatic steps until one needs a decision."""
-        while self._steps:
-            step = self._steps.pop()
+        while self._pending_steps:
+            step = self._pending_steps.pop()
             if step == "exchange":
-                if xchg.begin(self):
+                progress = exchange.begin(self.cfg, self.prev_points, self.contract, self.roles,
+                                          self.targets)
+                if progress is not None:
+                    self.exchange = progress
+                    self.decision, self.current_seat = progress.decision, progress.to_act
                     return
             elif step == "kitty":
-                if self.cfg.kitty_size:
+                if self._kitty_size:
                     self.hands[self.declarer] |= mask_of(self.kitty)
                     self.kitty_taken = True
             elif step == "contract":
                 self.decision, self.current_seat = Decision.CONTRACT, self.declarer
                 return
             elif step == "discard":
-                if self.cfg.kitty_size:
+                if self._kitty_size:
                     self.decision, self.current_seat = Decision.DISCARD, self.declarer
                     return
             else:
@@ -392,31 +509,25 @@ class MatchState:
         # a completed cycle opens every contract again (RULES.md decision 16)
         self.contracts_used[self.declarer] = 0 if used == self._all_contracts else used
         if contract < 4:
-            self.trump, self.follow = contract, self._follow_cfg
+            self.trump, self.follow = contract, self._trump_follow
         self._next_step()
 
     def _discard(self, card: int) -> None:
         self.hands[self.declarer] &= ~(1 << card)
         self.discards.append(card)
-        if len(self.discards) == self.cfg.kitty_size:
+        if len(self.discards) == self._kitty_size:
             self._next_step()
 
-    def _play(self, card: int) -> None:
-        seat = self.current_seat
-        self.hands[seat] &= ~(1 << card)
-        trick = self.trick
-        trick.append(card)
-        self.trick_seats.append(seat)
-        if len(trick) < 3:
-            self.current_seat = self._next[seat]
-            return
-        w = self.trick_seats[trick_winner(trick, self.trump)]
-        self.tricks.append(TrickRecord(self.leader, tuple(zip(self.trick_seats, trick)), w))
-        self.tricks_won[w] += 1
+    def _end_trick(self) -> None:
+        """The third card is on the trick: record it, give it to its winner, who leads next."""
+        trick, seats = self.trick, self.trick_seats
+        winner = seats[trick_winner(trick, self.trump)]
+        self.tricks.append(TrickRecord(seats[0], tuple(zip(seats, trick, strict=True)), winner))
+        self.tricks_won[winner] += 1
         self.trick = []
         self.trick_seats = []
-        self.leader = self.current_seat = w
-        if len(self.tricks) == self.cfg.tricks_per_hand:
+        self.leader = self.current_seat = winner
+        if len(self.tricks) == self._tricks_per_hand:
             self._finish_hand()
 
     # ----- scoring and match end ------------------------------------------------------------
@@ -431,10 +542,15 @@ class MatchState:
         for s in range(3):
             self.scores[s] += pts[s]
         self.prev_points = pts
+        contract = self.contract
+        if contract is None:
+            raise RulesError("a hand ended without a contract")
+        won, scores = self.tricks_won, self.scores
         self.completed_hands.append(HandSummary(
             self.hand_number, self.dealer, self.declarer, self.roles, self.targets, self.limits,
-            self.contract, self.deals[-1] if self.deals else None, tuple(self.discards), tuple(self.events),
-            tuple(self.tricks), tuple(self.tricks_won), pts, tuple(self.scores)))
+            contract, self.deals[-1] if self.deals else None, tuple(self.discards),
+            tuple(self.events), tuple(self.tricks), (won[0], won[1], won[2]), pts,
+            (scores[0], scores[1], scores[2])))
         reason, winner = scoring.end_reason(self.cfg, self.hand_number, self.scores,
                                             self.tricks_won, self.contract == MISERE,
                                             self.hand_points)
@@ -446,9 +562,22 @@ class MatchState:
         self.twelve_trick_winner = winner
         self.decision = None
         self.current_seat = None
-        self._legal = []
+        self._legal_cache = []
         self._placings = scoring.placings(self.scores, winner)
 
     def __repr__(self) -> str:
         return (f"MatchState(preset={self.cfg.preset!r}, hand={self.hand_number}, "
                 f"phase={self.phase}, seat={self.current_seat}, scores={self.scores})")
+
+
+def cache_rules(state: MatchState, cfg: RulesConfig) -> None:
+    """Keep the ``cfg`` values the hot path reads (see the ``_tricks_per_hand`` field)."""
+    state._tricks_per_hand = cfg.tricks_per_hand
+    state._kitty_size = cfg.kitty_size
+    state._declarer_role = cfg.declarer_role
+    state._role_limits = cfg.limits
+    state._steps_reversed = tuple(reversed(hand_steps(cfg)))
+
+
+#: the fields :meth:`MatchState.copy` carries over
+_FIELDS: tuple[str, ...] = MatchState.__slots__

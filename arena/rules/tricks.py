@@ -35,12 +35,15 @@ def legal_play_mask(hand: int, trick: list[int], trump: int, follow: int) -> int
     led = trick[0] // 13
     suit_cards = hand & SUIT_MASKS[led]
     if suit_cards:
-        if follow == F3 and led == trump:
-            hi_trump = max(c for c in trick if c // 13 == trump)
-            higher = _above(suit_cards, hi_trump)
-            if higher:
-                return higher
+        if follow == F3 and led == trump:  # trumps led: overtrump if able
+            higher = _above(suit_cards, max(c for c in trick if c // 13 == trump))
+            return higher or suit_cards
         return suit_cards
+    return _unable_to_follow(hand, trick, trump, follow)
+
+
+def _unable_to_follow(hand: int, trick: list[int], trump: int, follow: int) -> int:
+    """Legal cards of ``hand`` when it holds none of the suit led (see legal_play_mask)."""
     if trump < 0 or follow == F1:
         return hand
     trumps = hand & SUIT_MASKS[trump]

@@ -12,7 +12,6 @@ reveal every deal).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from .actions import Decision
 from .cards import cards_of
@@ -20,9 +19,7 @@ from .config import RulesConfig
 from .contracts import CONTRACTS_IN
 from .exchange import ExchangeEvent
 from .history import TrickRecord
-
-if TYPE_CHECKING:
-    from .state import MatchState
+from .state import MatchState
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,22 +86,22 @@ class View:
 
     def cards_given(self) -> list[int]:
         """Cards this seat handed over in this hand's exchange, in order."""
-        out = []
+        out: list[int] = []
         for e in self.exchange_events:
             if e.card is None:
                 continue
-            giver = e.down if e.kind == "demand" or e.kind == "return" else e.up
+            giver = e.down if e.kind in ("demand", "return") else e.up
             if giver == self.seat and e.kind != "void":
                 out.append(e.card)
         return out
 
     def cards_received(self) -> list[int]:
         """Cards this seat received in this hand's exchange, in order."""
-        out = []
+        out: list[int] = []
         for e in self.exchange_events:
             if e.card is None:
                 continue
-            taker = e.up if e.kind == "demand" or e.kind == "return" else e.down
+            taker = e.up if e.kind in ("demand", "return") else e.down
             if taker == self.seat:
                 out.append(e.card)
         return out
@@ -120,17 +117,17 @@ def kitty_visible(state: MatchState, seat: int) -> bool:
 
 def exchange_status(state: MatchState, seat: int) -> ExchangeStatus | None:
     """``seat``'s view of the exchange in progress (the batch only to the up player), or None."""
-    x = state.x
-    if x is None:
+    progress = state.exchange
+    if progress is None:
         return None
+    down_left, voids = progress.down_left, progress.voids
     return ExchangeStatus(
-        up=x.up, up_left=x.up_left, queue=tuple(x.queue), down_left=tuple(x.down_left),
-        voids=tuple(x.voids), give_to=x.give_to, return_from=x.return_from,
-        batch=tuple(x.batch) if seat == x.up else (), batch_count=len(x.batch))
-
-
-#: contract indexes in each 6-bit "contracts used" mask
-_CONTRACTS_IN_MASK = CONTRACTS_IN
+        up=progress.up, up_left=progress.up_left, queue=tuple(progress.queue),
+        down_left=(down_left[0], down_left[1], down_left[2]),
+        voids=(voids[0], voids[1], voids[2]), give_to=progress.give_to,
+        return_from=progress.return_from,
+        batch=tuple(progress.batch) if seat == progress.up else (),
+        batch_count=len(progress.batch))
 
 
 def visible_discards(state: MatchState, seat: int) -> tuple[int, ...]:
@@ -149,7 +146,7 @@ def visible_hand(state: MatchState, seat: int) -> tuple[int, int]:
 
 
 def view_of(state: MatchState, seat: int) -> View:
-    """Build ``seat``'s view of ``state`` (``state.view(seat)`` calls this).
+    """Build ``seat``'s view of ``state``: the only way a seat's knowledge leaves the engine.
 
     Raises:
         ValueError: when ``seat`` is not 0, 1 or 2.
@@ -159,6 +156,7 @@ def view_of(state: MatchState, seat: int) -> View:
     hands = state.hands
     hand, hidden = visible_hand(state, seat)
     finished = state.finished
+    won, scores, used = state.tricks_won, state.scores, state.contracts_used
     return View(
         cfg=state.cfg, seat=seat, hand_number=state.hand_number, dealer=state.dealer,
         declarer=state.declarer, roles=state.roles, targets=state.targets, limits=state.limits,
@@ -174,12 +172,12 @@ def view_of(state: MatchState, seat: int) -> View:
         kitty_taken=state.kitty_taken,
         discards=visible_discards(state, seat),
         discard_count=len(state.discards),
-        trick=tuple(zip(state.trick_seats, state.trick)),
-        leader=state.leader, tricks=tuple(state.tricks), tricks_won=tuple(state.tricks_won),
-        exchange_events=tuple(e.seen_by(seat) for e in state.events),
+        trick=tuple(zip(state.trick_seats, state.trick, strict=True)),
+        leader=state.leader, tricks=tuple(state.tricks), tricks_won=(won[0], won[1], won[2]),
+        exchange_events=tuple([e.seen_by(seat) for e in state.events]),
         exchange=exchange_status(state, seat),
-        prev_points=state.prev_points, scores=tuple(state.scores),
+        prev_points=state.prev_points, scores=(scores[0], scores[1], scores[2]),
         hand_points=tuple(state.hand_points),
-        contracts_used=tuple([_CONTRACTS_IN_MASK[u] for u in state.contracts_used]),
+        contracts_used=(CONTRACTS_IN[used[0]], CONTRACTS_IN[used[1]], CONTRACTS_IN[used[2]]),
         finished=finished, placings=state.placings,
     )

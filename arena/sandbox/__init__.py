@@ -4,6 +4,7 @@ and CPU / memory accounting per bot and match.
 - :mod:`.config`: the ``[sandbox]`` config section (mode and limits) and per-bot overrides;
 - :mod:`.bwrap`: the ``bwrap`` command line (filesystem, network, process isolation);
 - :mod:`.limits`: rlimits applied in the child, and naming the limit a dead bot hit;
+- :mod:`.pidlimit`: the process limit held by the kernel (a ``pids`` cgroup per bot process);
 - :mod:`.usage`: reading a process tree's CPU time and memory from ``/proc``;
 - :mod:`.launch`: what the bot pool calls to start a bot, and the per-process supervisor;
 - :mod:`.socketdir`: the private directory of the arena's Unix socket.

@@ -5,7 +5,7 @@
     [sandbox]
     mode = "bwrap"          # "bwrap" (default): isolate every spawned bot; "none": trusted bots
     memory_mib = 1024       # resident memory of all the bot's processes together, MiB
-    processes = 128         # processes and threads (RLIMIT_NPROC inside the sandbox)
+    processes = 128         # processes and threads (a pids cgroup; RLIMIT_NPROC as well)
     open_files = 256        # open file descriptors per process (RLIMIT_NOFILE)
     file_size_mib = 64      # largest file a bot may write, MiB (RLIMIT_FSIZE)
     scratch_mib = 64        # size of the private writable /tmp (a tmpfs), MiB
@@ -48,18 +48,19 @@ class SandboxConfig(_Strict):
     """Sandbox mode and limits (see the module docstring for units and defaults)."""
 
     mode: Literal["bwrap", "none"] = "bwrap"
-    memory_mib: StrictInt = Field(1024, ge=16, le=1_048_576)
-    processes: StrictInt = Field(128, ge=8, le=100_000)
-    open_files: StrictInt = Field(256, ge=16, le=1_048_576)
-    file_size_mib: StrictInt = Field(64, ge=1, le=1_048_576)
-    scratch_mib: StrictInt = Field(64, ge=1, le=1_048_576)
-    cpu_s_per_match: StrictInt = Field(600, ge=1, le=1_000_000)
+    memory_mib: StrictInt = Field(default=1024, ge=16, le=1_048_576)
+    processes: StrictInt = Field(default=128, ge=8, le=100_000)
+    open_files: StrictInt = Field(default=256, ge=16, le=1_048_576)
+    file_size_mib: StrictInt = Field(default=64, ge=1, le=1_048_576)
+    scratch_mib: StrictInt = Field(default=64, ge=1, le=1_048_576)
+    cpu_s_per_match: StrictInt = Field(default=600, ge=1, le=1_000_000)
     ro_paths: list[StrictStr] = Field(default_factory=list)
 
     @field_validator("ro_paths")
     @classmethod
     def _absolute(cls, v: list[str]) -> list[str]:
-        return _absolute_paths(v)
+        _absolute_paths(v)
+        return v
 
 
 def _absolute_paths(paths: list[str] | None) -> list[str] | None:
@@ -73,12 +74,12 @@ class BotSandbox(_Strict):
     """A bot's overrides of :class:`SandboxConfig` (every field optional)."""
 
     mode: Literal["bwrap", "none"] | None = None
-    memory_mib: StrictInt | None = Field(None, ge=16, le=1_048_576)
-    processes: StrictInt | None = Field(None, ge=8, le=100_000)
-    open_files: StrictInt | None = Field(None, ge=16, le=1_048_576)
-    file_size_mib: StrictInt | None = Field(None, ge=1, le=1_048_576)
-    scratch_mib: StrictInt | None = Field(None, ge=1, le=1_048_576)
-    cpu_s_per_match: StrictInt | None = Field(None, ge=1, le=1_000_000)
+    memory_mib: StrictInt | None = Field(default=None, ge=16, le=1_048_576)
+    processes: StrictInt | None = Field(default=None, ge=8, le=100_000)
+    open_files: StrictInt | None = Field(default=None, ge=16, le=1_048_576)
+    file_size_mib: StrictInt | None = Field(default=None, ge=1, le=1_048_576)
+    scratch_mib: StrictInt | None = Field(default=None, ge=1, le=1_048_576)
+    cpu_s_per_match: StrictInt | None = Field(default=None, ge=1, le=1_000_000)
     ro_paths: list[StrictStr] | None = None
 
     @field_validator("ro_paths")

@@ -23,10 +23,11 @@ import signal
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
-from . import limits
+from . import limits, pidlimit
 from .bwrap import SANDBOX_SOCKET, bwrap_argv
-from .config import SandboxConfig, effective, require_bwrap
+from .config import BotSandbox, SandboxConfig, effective, require_bwrap
 from .usage import (ProcInfo, Usage, children, peak_rss, pss, read_stat, reset_peak, scan,
                     tree)
 
@@ -40,6 +41,30 @@ BASE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/
             "LANG": "C.UTF-8"}
 
 log = logging.getLogger("arena.sandbox")
+
+
+class BotSpec(Protocol):
+    """What the launcher reads of a configured bot (:class:`arena.tournament.config.BotEntry`
+    has it)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def cwd(self) -> str | None: ...
+    @property
+    def env(self) -> dict[str, str]: ...
+    @property
+    def remote(self) -> bool: ...
+    @property
+    def sandbox(self) -> BotSandbox | None: ...
+
+
+@runtime_checkable
+class Session(Protocol):
+    """The bot's session in the arena (:class:`arena.protocol.session.RemoteBot`): what the
+    supervisor ends when it stops the bot."""
+
+    def connection_lost(self, reason: str) -> None: ...
 _SUPERVISORS: dict[int, Supervisor] = {}
 
 
@@ -57,6 +82,8 @@ class Launch:
     env: dict[str, str]
     cwd: str | None
     preexec: Callable[[], None] | None
+    #: the kernel's process limit of this start (:mod:`.pidlimit`), if a pids cgroup is used
+    cgroup: pidlimit.BotCgroup | None = None
 
 
 class Supervisor:
@@ -68,7 +95,7 @@ class Supervisor:
         self.name, self.proc, self.pid, self.cfg = name, proc, proc.pid, cfg
         self.log_path, self.on_event = log_path, on_event
         self.fault: str | None = None
-        self.bot = None
+        self.bot: Session | None = None
         self.cpu_s = 0.0          # the tree's CPU seconds at the last reading
         self.peak_tasks = 0
         self.peak_rss = 0         # bytes, over the process's life
@@ -76,6 +103,7 @@ class Supervisor:
         self.match_peak = 0       # bytes, in the current match
         self.pids: list[int] = []
         self.done = False
+        self.cgroup: pidlimit.BotCgroup | None = None
 
     @property
     def limited(self) -> bool:
@@ -105,13 +133,17 @@ class Supervisor:
         self.peak_tasks = max(self.peak_tasks, tasks)
         if not self.limited or self.fault:
             return
-        if tasks >= self.cfg.processes:
+        if tasks >= self.cfg.processes or self._refused():
             self.stop(limits.PROCESSES)
         elif rss >= self.cfg.memory_mib << 20:
             self.stop(limits.MEMORY)
         elif (self.match_cpu0 is not None
               and self.cpu_s - self.match_cpu0 >= self.cfg.cpu_s_per_match):
             self.stop(limits.CPU)
+
+    def _refused(self) -> bool:
+        """The kernel refused a fork of the bot at its pids cgroup's limit."""
+        return self.cgroup is not None and self.cgroup.refusals() > 0
 
     def stop(self, kind: str) -> None:
         """Stop the bot for going over limit ``kind``: report it, end its session with the
@@ -132,19 +164,24 @@ class Supervisor:
 
     def _exited(self) -> None:
         self.done = True
+        if self.cgroup is not None:
+            self.cgroup.ended = True
         if self.fault or not self.limited or self.proc.returncode in (None, 0):
             return
         if self.proc.returncode in (-signal.SIGTERM, -signal.SIGKILL, 143, 137):
             return  # the arena ended it
-        fault = limits.classify_exit(self.proc.returncode, _tail(self.log_path), self.cfg,
+        fault = limits.fault_text(limits.PROCESSES, self.cfg) if self._refused() else None
+        fault = fault or limits.classify_exit(self.proc.returncode, _tail(self.log_path), self.cfg,
                                      peak_rss=self.peak_rss, peak_tasks=self.peak_tasks)
         if fault is not None:
             self.fault = fault
             self.on_event(f"bot {self.name!r} stopped: {fault}")
+            if self.bot is not None:     # mid-match: its seat forfeits with the limit's name
+                self.bot.connection_lost(f"stopped by the sandbox: {fault}")
 
     def begin(self, bot: object, table: dict[int, ProcInfo]) -> None:
         """A match starts: attach the bot's session, reset the per-match CPU and peak."""
-        self.bot = bot
+        self.bot = bot if isinstance(bot, Session) else None
         self.read(table)
         self.match_cpu0 = self.cpu_s
         self.match_peak = 0
@@ -187,30 +224,31 @@ class Launcher:
         SandboxUnavailable: a spawned bot's mode is ``bwrap`` and bubblewrap is missing.
     """
 
-    def __init__(self, base: SandboxConfig, entries: Sequence[object], *,
+    def __init__(self, base: SandboxConfig, entries: Sequence[BotSpec], *,
                  socket: str | None, hide: Iterable[str | Path] = (),
                  on_event: Callable[[str], None] = lambda msg: None) -> None:
         self.socket = socket
         self.on_event = on_event
-        self.configs = {e.name: effective(base, getattr(e, "sandbox", None))  # type: ignore
-                        for e in entries if not getattr(e, "remote", False)}
+        self.configs = {e.name: effective(base, e.sandbox) for e in entries if not e.remote}
         self.bwrap = (require_bwrap() if any(c.mode == "bwrap" for c in self.configs.values())
                       else None)
-        self.dirs = {e.name: os.path.realpath(e.cwd or os.getcwd())  # type: ignore[attr-defined]
-                     for e in entries if not getattr(e, "remote", False)}
+        self.dirs = {e.name: os.path.realpath(e.cwd or os.getcwd())
+                     for e in entries if not e.remote}
         self.hide = [str(h) for h in hide]
         self.supervisors: list[Supervisor] = []
-        self._ticker: asyncio.Task | None = None
+        self._ticker: asyncio.Task[None] | None = None
         self._table: dict[int, ProcInfo] = {}
         self._table_at = -1e9
+        #: the kernel's process limit (None: no writable pids cgroup; see :mod:`.pidlimit`)
+        self.cgroups = pidlimit.find() if self.bwrap is not None else None
 
     def mode(self, name: str) -> str:
         return self.configs[name].mode
 
-    def prepare(self, entry: object, argv: list[str], env: dict[str, str]) -> Launch:
+    def prepare(self, entry: BotSpec, argv: list[str], env: dict[str, str]) -> Launch:
         """The spawn of ``entry`` (whose plain ``argv``/``env`` the pool built, with the
         arena's address and the bot's token) in its mode."""
-        name, cwd = entry.name, entry.cwd  # type: ignore[attr-defined]
+        name, cwd = entry.name, entry.cwd
         cfg = self.configs[name]
         if cfg.mode == "none":
             return Launch(argv, env, cwd, None)
@@ -221,7 +259,7 @@ class Launcher:
         # arena's own environment
         carried = {k: v for k, v in env.items()
                    if k.startswith("ARENA_") and os.environ.get(k) != v}
-        box_env = {**BASE_ENV, **carried, **entry.env,  # type: ignore[attr-defined]
+        box_env = {**BASE_ENV, **carried, **entry.env,
                    "ARENA_ADDRESS": swap(outside), "ARENA_TOKEN": env.get("ARENA_TOKEN", "")}
         if os.environ.get("PYTHONPATH"):
             box_env.setdefault("PYTHONPATH", os.environ["PYTHONPATH"])
@@ -233,12 +271,33 @@ class Launcher:
                              cwd=self.dirs[name], socket=self.socket,
                              hide=self.hide + others, scratch_mib=cfg.scratch_mib,
                              extra_ro=cfg.ro_paths)
-        return Launch(wrapped, box_env, cwd, None if prefix else limits.preexec(cfg))
+        group = self._cgroup(cfg)
+        if group is not None:
+            # a shell joins the group and becomes bubblewrap (exec): no Python runs between
+            # fork and exec in the arena's threaded process (gRPC), and everything bubblewrap
+            # starts is in the group from its first instruction
+            wrapped = [*pidlimit.join_command(group), *wrapped]
+        return Launch(wrapped, box_env, cwd, None if prefix else limits.preexec(cfg), group)
+
+    def _cgroup(self, cfg: SandboxConfig) -> pidlimit.BotCgroup | None:
+        """A new pids cgroup for one sandboxed start (None: none available)."""
+        if self.cgroups is None:
+            return None
+        self.cgroups.sweep()
+        try:
+            group = self.cgroups.new(cfg.processes)
+        except OSError as exc:
+            log.warning("sandbox: cannot create a pids cgroup (%s); the process limit is "
+                        "the /proc reading only", exc)
+            return None
+        return group
 
     def started(self, name: str, proc: asyncio.subprocess.Process,
-                log_path: Path | None = None) -> Supervisor:
-        """Supervise a freshly spawned bot process."""
+                log_path: Path | None = None,
+                cgroup: pidlimit.BotCgroup | None = None) -> Supervisor:
+        """Supervise a freshly spawned bot process (``cgroup``: its :attr:`Launch.cgroup`)."""
         sup = Supervisor(name, proc, self.configs[name], log_path, self.on_event)
+        sup.cgroup = cgroup
         _SUPERVISORS[proc.pid] = sup
         self.supervisors.append(sup)
         if sup.limited and (self._ticker is None or self._ticker.done()):
@@ -313,3 +372,12 @@ class Launcher:
         for sup in self.supervisors:
             _SUPERVISORS.pop(sup.pid, None)
         self.supervisors.clear()
+        if self.cgroups is not None:
+            for group in self.cgroups.groups:     # the pool has ended every bot
+                group.ended = True
+            for _ in range(40):          # the last tasks of an ended sandbox are exiting
+                self.cgroups.sweep()
+                if not self.cgroups.groups:
+                    break
+                await asyncio.sleep(0.05)
+            self.cgroups.close()

@@ -1,6 +1,6 @@
 """Resource limits of a sandboxed bot and the names of the faults they raise.
 
-Two layers (no cgroups needed):
+Two layers, plus the kernel's process limit of :mod:`.pidlimit` (a ``pids`` cgroup):
 
 - **rlimits**, set inside the sandbox by util-linux's ``prlimit`` just before the bot's
   command (inherited by every process of the bot): ``RLIMIT_DATA`` (a process's data segment:
@@ -9,7 +9,8 @@ Two layers (no cgroups needed):
   reserve without using), ``RLIMIT_NOFILE``,
   ``RLIMIT_FSIZE``, ``RLIMIT_CORE = 0`` and ``RLIMIT_NPROC`` (set after the sandbox's user
   namespace exists, so it counts the sandbox's own processes and threads only; the kernel does
-  not apply it to root, where the supervisor's count below is the limit). Without ``prlimit``
+  not apply it to root, where the ``pids`` cgroup of :mod:`.pidlimit` holds the limit, or
+  failing one the supervisor's count below). Without ``prlimit``
   the per-process ones are set by a ``preexec_fn`` in the child instead (:func:`preexec`);
 - the **supervisor** (:mod:`arena.sandbox.launch`) reads the process tree from ``/proc``
   several times a second and stops a bot whose processes together exceed ``memory_mib``

@@ -47,7 +47,9 @@ def parse_stat(text: str | bytes) -> ProcInfo | None:
     """A ``/proc/PID/stat`` line -> :class:`ProcInfo` (None when it does not parse). The
     command name (field 2) may hold spaces and parentheses: fields are split after the last
     ``)``."""
-    rest = text[text.rfind(b")" if isinstance(text, bytes) else ")") + 2:].split()
+    if isinstance(text, bytes):
+        text = text.decode("ascii", "replace")
+    rest = text[text.rfind(")") + 2:].split()
     if len(rest) < 22:
         return None
     try:

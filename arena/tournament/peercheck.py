@@ -9,6 +9,17 @@ in ``/proc/net/tcp`` / ``tcp6`` (local port = the peer's port, remote port = the
 :func:`check_peer` accepts the peer when one of them is in the process tree of the bot's
 supervisor (the supervisor is a child subreaper, so every process the bot started is in it).
 
+A registration over the arena's **Unix socket** (spawned bots, sandboxed or not) carries no
+peer address (gRPC's peer string is ``"unix:"``), but the kernel knows who holds every
+connection: :func:`unix_peers` finds the arena's accepted ends of connections to its socket
+(its own sockets with the socket's address) and asks each for its peer's credentials
+(``SO_PEERCRED``: the pid of the process that connected, in the arena's PID namespace even
+when the bot runs in a sandbox's). :func:`check_unix_peer` accepts the
+registration when a process of the bot's tree holds one of them. gRPC does not say which
+connection carried the registration: when the bot itself and a token thief are both connected,
+the check passes, and the bot's own registration is then refused as already connected (a
+crash with that reason in its log).
+
 Limits (documented in the README): only processes of the arena's own user can be inspected; a
 connection from another host, another user's process or another network namespace (a bot run
 in a container) cannot be traced and is reported as such. Linux only (``/proc``).
@@ -18,6 +29,8 @@ from __future__ import annotations
 
 import os
 import re
+import socket
+import struct
 
 from .supervisor import parent_map
 
@@ -115,3 +128,52 @@ def check_peer(peer: str, server_port: int, root_pid: int) -> str | None:
         return "it came from " + ", ".join(describe(p) for p in found)
     return (f"it came from {where[0]} port {where[1]}, held by a process the arena cannot "
             "inspect (another user's, or in another namespace)")
+
+
+def unix_peers(socket_path: str) -> list[int]:
+    """PIDs of the processes connected to this process's Unix socket ``socket_path`` (one per
+    open connection): each of this process's accepted sockets with that address (not the
+    listening one) asked for its peer's credentials (``SO_PEERCRED``). ``/proc/net/unix`` is
+    no help: an accepted socket belongs to the connecting process's network namespace (a
+    sandbox's). Empty where ``/proc/self/fd`` cannot be read."""
+    try:
+        fds = os.listdir("/proc/self/fd")
+    except OSError:
+        return []
+    pids = []
+    for fd in fds:
+        try:
+            if not os.readlink(f"/proc/self/fd/{fd}").startswith("socket:["):
+                continue
+            with socket.socket(fileno=os.dup(int(fd))) as sock:
+                if (sock.family != socket.AF_UNIX
+                        or sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN)
+                        or sock.getsockname() != socket_path):
+                    continue
+                creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
+                                        struct.calcsize("3i"))
+        except (OSError, ValueError):
+            continue
+        pid = struct.unpack("3i", creds)[0]
+        if pid > 0:
+            pids.append(pid)
+    return pids
+
+
+def check_unix_peer(socket_path: str, root_pid: int) -> str | None:
+    """None when a process in ``root_pid``'s tree holds a connection to the arena's Unix
+    socket ``socket_path`` (see the module docstring); otherwise why not, as a phrase such as
+    ``"it came over the arena's Unix socket, from process 123 (python3 thief.py)"``."""
+    peers = unix_peers(socket_path)
+    if not peers:
+        return "it came over the arena's Unix socket, whose connections cannot be read"
+    tree = process_tree(root_pid)
+    if any(p in tree for p in peers):
+        return None
+    ours = process_tree(os.getpid())
+    strangers = sorted({p for p in peers if p not in ours})
+    if strangers:
+        return ("it came over the arena's Unix socket, from "
+                + " or ".join(describe(p) for p in strangers))
+    return ("it came over the arena's Unix socket, from another bot's process: "
+            + " or ".join(describe(p) for p in sorted(set(peers))))

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from ..match import MatchResult, MatchSpec, run_match
 from ..rules import RulesConfig
+from ..sandbox import Launcher, SandboxConfig, SocketDir
 from .config import BotEntry
 from .pool import BotPool, UnavailableBot
 from .preflight import preflight
@@ -64,14 +65,19 @@ def entries(commands: Sequence[str]) -> list[BotEntry]:
 
 async def play_single(rules: RulesConfig, commands: Sequence[str], *, seed: int | str,
                       time_ms: int, grace_ms: int, register_timeout_s: float = 30.0,
-                      log_dir: Path | None = None) -> MatchResult:
+                      log_dir: Path | None = None,
+                      sandbox: SandboxConfig | None = None) -> MatchResult:
     """Spawn the three bots, play one match (seat i = ``commands[i]``; seat 0 deals first),
-    end the processes, return the result.
+    end the processes, return the result. ``sandbox``: the ``[sandbox]`` settings the bots
+    run under, as in ``arena run`` (default: :class:`~arena.sandbox.SandboxConfig`'s, the
+    bubblewrap sandbox); the bots dial the arena's Unix socket, bound into their sandboxes,
+    and a bot stopped at a limit is reported by the limit's name.
 
     Raises:
         ValueError: not three commands, a bad command string, or a command that cannot start
             (pre-flight: program or script missing, not executable).
         BotStartError: a bot started but exited or did not register (nothing is played).
+        SandboxUnavailable: ``mode = "bwrap"`` without bubblewrap installed.
     """
     from ..protocol.server import ArenaServer
     if len(commands) != 3:
@@ -82,19 +88,42 @@ async def play_single(rules: RulesConfig, commands: Sequence[str], *, seed: int 
         raise ValueError("; ".join(problems))
     logs = log_dir or Path(tempfile.mkdtemp(prefix="arena-play-"))
     os.makedirs(logs, exist_ok=True)
+
+    def say(text: str) -> None:
+        print(f"arena: {text}", file=sys.stderr, flush=True)
+
+    launcher = Launcher(sandbox or SandboxConfig(), bots, socket=None, hide=[logs],
+                        on_event=say)
+    sockdir = SocketDir()
+    launcher.socket = sockdir.socket
     server = ArenaServer("127.0.0.1:0", register_timeout_s=register_timeout_s,
-                         on_warning=lambda text: print(f"arena: WARNING: {text}",
-                                                       file=sys.stderr, flush=True))
-    port = await server.start()
-    pool = BotPool(server, bots, server_address("127.0.0.1:0", port), logs, slots=1,
-                   register_timeout_s=register_timeout_s, max_crashes=1)
+                         on_warning=lambda text: say(f"WARNING: {text}"),
+                         unix_socket=sockdir.socket)
+    try:
+        port = await server.start()
+    except BaseException:
+        sockdir.close()
+        raise
+    pool = BotPool(server, bots, server.unix_address or server_address("127.0.0.1:0", port),
+                   logs, slots=1, register_timeout_s=register_timeout_s, max_crashes=1,
+                   launcher=launcher)
     try:
         leased = await pool.acquire([b.name for b in bots])
         failed = [bot.gone_reason for _, _, bot in leased if isinstance(bot, UnavailableBot)]
         if failed:
             raise BotStartError("; ".join(failed))
         spec = MatchSpec("play", rules, seed=seed, time_ms=time_ms, grace_ms=grace_ms)
-        return await run_match(spec, [bot for _, _, bot in leased])
+        procs = [inst.proc if inst is not None else None for _, inst, _ in leased]
+        await launcher.begin([(p, bot) for p, (_, _, bot) in zip(procs, leased, strict=True)])
+        result = await run_match(spec, [bot for _, _, bot in leased])
+        await launcher.end(procs)
+        return result
     finally:
-        await pool.close()
-        await server.stop()
+        try:
+            await pool.close()
+        finally:
+            try:
+                await launcher.close()
+                await server.stop()
+            finally:
+                sockdir.close()

@@ -35,19 +35,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, UTC
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..match import Bot
 from ..match.bot import DecisionRequest
 from ..match.faults import FaultKind, Forfeit
 from ..protocol.errors import redact
-from ..protocol.server import ArenaServer
 from ..safetext import printable
-from ..sandbox import Launcher
 from .config import BotEntry
-from .peercheck import check_peer
+from .peercheck import check_peer, check_unix_peer
 from .processes import describe_exit, spawn, terminate
 from .reaper import INSTANCE_ENV, ProcessRecord, kill_leftovers, start_ticks
+
+if TYPE_CHECKING:
+    from ..protocol.server import ArenaServer
+    from ..sandbox import Launcher
 
 __all__ = [
     "BotPool",
@@ -72,13 +74,6 @@ class ProcessTracker(Protocol):
     def ended(self, instance: str) -> None: ...
 
     def start_result(self, bot: str, ok: bool, error: str | None = None) -> None: ...
-
-
-def _remote_token(e: BotEntry) -> str:
-    """The token of remote bot ``e`` (the config requires one: ValueError if absent)."""
-    if not e.token:
-        raise ValueError(f"remote bot {e.name!r} has no token")
-    return e.token
 
 
 class UnavailableBot(Bot):
@@ -204,8 +199,8 @@ class BotPool:
             st = _BotState(e)
             for _ in range(1 if e.remote else slots):
                 st.slots.put_nowait(None)
-            if e.remote:
-                server.expect(_remote_token(e), e.name)
+            if e.remote and e.token:     # the config gives every remote bot a token
+                server.expect(e.token, e.name)
             self.bots[e.name] = st
 
     def log_path(self, name: str) -> Path:
@@ -233,7 +228,8 @@ class BotPool:
                     return None, UnavailableBot(name, reason)
             return inst, inst.bot
 
-        leased = dict(zip(slots, await asyncio.gather(*(ready(n) for n in slots)), strict=True))
+        leased = dict(zip(slots, await asyncio.gather(*(ready(n) for n in slots)),
+                          strict=True))
         return [(n, *leased[n]) for n in names]
 
     async def release(self, name: str, inst: Instance | None, forfeit: Forfeit | None) -> None:
@@ -277,52 +273,21 @@ class BotPool:
             self.tracker.start_result(st.entry.name, ok, error)
 
     # ----- processes ------------------------------------------------------------------------
-    async def _start(self, st: _BotState) -> tuple[Instance | None, str]:
-        """Start (or, remote, wait for) one instance of ``st``'s bot: the instance and "", or
-        None and why not (counted as a crash)."""
-        e = st.entry
-        if e.remote:
-            return await self._connect_remote(st)
-        st.started += 1
-        number = st.started
-        token, tag = secrets.token_hex(16), secrets.token_hex(8)
-        self.server.expect(token, e.name)
-        log_path = self.log_path(e.name)
-        try:
-            proc = await self._spawn(e, token, tag, number, log_path)
-        except OSError as exc:
-            self.server.forget(token)
-            reason = f"cannot start bot {e.name!r}: {exc}"
-            self._crash(st, reason)
-            self._started(st, False, reason)
-            return None, reason
-        inst = Instance(UnavailableBot(e.name, "not registered yet"), proc, token, tag, number,
-                        log_path)
-        self.live[proc] = inst
-        inst.start_ticks = start_ticks(proc.pid) or 0
-        if self.tracker is not None:
-            self.tracker.spawned(tag, e.name, proc.pid, inst.start_ticks)
-        port = self.server.port
-        if port:
-            # the Unix socket sits in a private 0700 directory (bound into the bot's sandbox):
-            # only TCP peers are traced to the process started for the token
-            self.server.set_peer_check(token, lambda peer: None if peer.startswith("unix:")
-                                       else check_peer(peer, port, proc.pid))
-        why = await self._registration(inst, proc, token)
-        if why is None:
-            self._started(st, True)
-            return inst, ""
-        reason = f"bot {e.name!r} {why}; see its log: {log_path}"
-        await self._discard(inst)
-        self._crash(st, reason)
-        self._started(st, False, reason)
-        return None, reason
+    def _peer_check(self, pid: int) -> Callable[[str], str | None]:
+        """The check that a registration comes from the process tree of ``pid`` (TCP: the
+        connection's port; the Unix socket: the connected processes' ``SO_PEERCRED``)."""
+        port, unix = self.server.port, self.server.unix_socket
 
-    async def _connect_remote(self, st: _BotState) -> tuple[Instance | None, str]:
-        """Wait for remote bot ``st`` to connect (see :meth:`_start`)."""
+        def check(peer: str) -> str | None:
+            if peer.startswith("unix:"):
+                return check_unix_peer(unix, pid) if unix else None
+            return check_peer(peer, port, pid) if port else None
+        return check
+
+    async def _start_remote(self, st: _BotState) -> tuple[Instance | None, str]:
         e = st.entry
         try:
-            bot = await self.server.wait_for_bot(_remote_token(e), self.register_timeout_s)
+            bot = await self.server.wait_for_bot(e.token or "", self.register_timeout_s)
         except Exception:
             reason = (f"remote bot {e.name!r} did not connect within "
                       f"{self.register_timeout_s:g} s")
@@ -332,35 +297,54 @@ class BotPool:
         self._started(st, True)
         return Instance(bot), ""
 
-    async def _spawn(self, e: BotEntry, token: str, tag: str, number: int,
-                     log_path: Path) -> asyncio.subprocess.Process:
-        """Start instance ``number`` of bot ``e`` (its output appended to ``log_path``).
+    async def _spawn(self, e: BotEntry, argv: list[str], env: dict[str, str], log_path: Path,
+                     header: str) -> asyncio.subprocess.Process:
+        """Start one instance of ``e`` (in its sandbox, if any) logging to ``log_path``.
 
         Raises:
-            OSError: the command cannot be started.
+            OSError: it cannot be started.
         """
-        argv = bot_argv(e, self.address, token)
-        env = {**os.environ, **self.extra_env, **e.env, "ARENA_ADDRESS": self.address,
-               "ARENA_TOKEN": token, INSTANCE_ENV: tag}
         with open(log_path, "ab") as logf:
-            shown = [a.replace(token, redact(token)) for a in argv]  # no secrets in logs
-            logf.write(f"=== {_stamp()} instance {number}: {shown}\n".encode())
+            logf.write(header.encode())
             logf.flush()
             # the supervisor runs outside the sandbox (parent-death signal, subreaper,
             # process group in the process table); bwrap inside it (PID namespace)
-            launcher = self.launcher
-            launch = launcher.prepare(e, argv, env) if launcher is not None else None
-            if launcher is None or launch is None:
+            if self.launcher is None:
                 return await spawn(argv, env=env, cwd=e.cwd, log_file=logf.fileno())
+            launch = self.launcher.prepare(e, argv, env)
             proc = await spawn(launch.argv, env=launch.env, cwd=launch.cwd,
                                log_file=logf.fileno(), preexec=launch.preexec)
-            launcher.started(e.name, proc, log_path)
+            self.launcher.started(e.name, proc, log_path, launch.cgroup)
             return proc
 
-    async def _registration(self, inst: Instance, proc: asyncio.subprocess.Process,
-                            token: str) -> str | None:
-        """Wait until the process started for ``token`` registers (then ``inst.bot`` is its
-        bot and None is returned) or dies or times out (then: why, for the crash message)."""
+    async def _start(self, st: _BotState) -> tuple[Instance | None, str]:
+        e = st.entry
+        if e.remote:
+            return await self._start_remote(st)
+        st.started += 1
+        number = st.started
+        token, tag = secrets.token_hex(16), secrets.token_hex(8)
+        self.server.expect(token, e.name)
+        argv = bot_argv(e, self.address, token)
+        env = {**os.environ, **self.extra_env, **e.env, "ARENA_ADDRESS": self.address,
+               "ARENA_TOKEN": token, INSTANCE_ENV: tag}
+        log_path = self.log_path(e.name)
+        shown = [a.replace(token, redact(token)) for a in argv]  # no secrets in logs
+        try:
+            proc = await self._spawn(e, argv, env, log_path,
+                                     f"=== {_stamp()} instance {number}: {shown}\n")
+        except OSError as exc:
+            self.server.forget(token)
+            reason = f"cannot start bot {e.name!r}: {exc}"
+            self._crash(st, reason)
+            self._started(st, False, reason)
+            return None, reason
+        inst = Instance(None, proc, token, tag, number, log_path)  # type: ignore[arg-type]
+        self.live[proc] = inst
+        inst.start_ticks = start_ticks(proc.pid) or 0
+        if self.tracker is not None:
+            self.tracker.spawned(tag, e.name, proc.pid, inst.start_ticks)
+        self.server.set_peer_check(token, self._peer_check(proc.pid))
         reg = asyncio.ensure_future(self.server.wait_for_bot(token, self.register_timeout_s))
         died = asyncio.ensure_future(proc.wait())
         try:
@@ -371,16 +355,22 @@ class BotPool:
                     fut.cancel()
         if reg.done() and not reg.cancelled() and reg.exception() is None:
             inst.bot = reg.result()
-            return None
+            self._started(st, True)
+            return inst, ""
         if not died.done() or died.cancelled():
-            return f"did not register within {self.register_timeout_s:g} s"
-        rc = proc.returncode
-        why = (f"exited with status {rc}" if rc is not None and rc >= 0
-               else f"was {describe_exit(rc)}") + " before registering"
-        last = last_log_line(inst.log_path) if inst.log_path is not None else None
-        if last:
-            why += f" ({last})"
-        return why
+            why = f"did not register within {self.register_timeout_s:g} s"
+        else:
+            rc = proc.returncode
+            why = (f"exited with status {rc}" if rc is not None and rc >= 0
+                   else f"was {describe_exit(rc)}") + " before registering"
+            last = last_log_line(log_path)
+            if last:
+                why += f" ({last})"
+        reason = f"bot {e.name!r} {why}; see its log: {log_path}"
+        await self._discard(inst)
+        self._crash(st, reason)
+        self._started(st, False, reason)
+        return None, reason
 
     async def _discard(self, inst: Instance) -> None:
         if inst.token:

@@ -78,10 +78,11 @@ class Standings:
         return [n for n in (self.note, self.few_blocks) if n]
 
 
-def _ratings(results: Sequence[ResultRow], seed: int) -> tuple[RatingReport | None, str | None]:
+def _ratings(results: Sequence[ResultRow], seed: int, bootstrap: int = DEFAULT_BOOTSTRAP
+             ) -> tuple[RatingReport | None, str | None]:
     blocks = len({r.block_id for r in results})
     try:
-        report = rate(results, bootstrap=DEFAULT_BOOTSTRAP if blocks >= 2 else 0, seed=seed)
+        report = rate(results, bootstrap=bootstrap if blocks >= 2 else 0, seed=seed)
     except RatingsInputError as exc:
         return None, f"note: no ratings: {exc}"
     notes = [] if blocks >= 2 else ["one duplicate block only: no confidence intervals"]
@@ -134,18 +135,20 @@ def _row(counts: BotCounts, arena: _ArenaTally, rating: BotRating | None,
 
 
 def compute_standings(results: Sequence[ResultRow], bots: Sequence[str],
-                      seed: int = 0, absent: Mapping[str, str] | None = None) -> Standings:
+                      seed: int = 0, absent: Mapping[str, str] | None = None,
+                      bootstrap: int = DEFAULT_BOOTSTRAP) -> Standings:
     """Standings of ``bots`` (all listed, even with no match yet) over ``results``.
 
     Sorted by rating when available, else by average placing. Pure; deterministic for a
     given ``seed`` (the bootstrap's). ``absent``: bots that never took part (never started,
     or a remote bot that never connected) -> the note shown for them; the matches they were
     scheduled in are kept out of the ratings (they measure only the absence), not out of the
-    counts.
+    counts. ``bootstrap``: resamples of the 95% intervals (the live page uses fewer while a
+    tournament runs).
     """
     absent = absent or {}
     rated = [r for r in results if not absent.keys() & set(r.seats)]
-    report, note = _ratings(rated, seed) if rated else (
+    report, note = _ratings(rated, seed, bootstrap) if rated else (
         None, "note: no matches played yet" if not results else
         "note: no ratings: every match had a bot that never started")
     names = list(dict.fromkeys([*bots, *(name for r in results for name in r.seats)]))
@@ -194,10 +197,13 @@ def table_rows(st: Standings) -> list[list[object]]:
 ALIGN = ["right", "left"] + ["right"] * (len(TABLE_KEYS) - 2)
 
 
-def standings_legend() -> list[str]:
-    """What the columns of the text and Markdown tables mean, one line each."""
+def standings_legend(st: Standings | None = None) -> list[str]:
+    """What the columns of the text and Markdown tables mean, one line each; with ``st``,
+    also what a status in the rating column means when one of its rows has one (a bot that
+    never started or did not connect)."""
     rating, ci = COLUMNS["rating"], COLUMNS["ci_low"]
-    return [f"{HEADERS[2]}: {rating.meaning}; {ci.header}: {ci.meaning}",
+    status = legend(["status"]) if st is not None and any(r.status for r in st.rows) else []
+    return [f"{HEADERS[2]}: {rating.meaning}; {ci.header}: {ci.meaning}", *status,
             *legend(TABLE_KEYS[3:])]
 
 
@@ -206,7 +212,7 @@ def format_standings(st: Standings, fmt: str = "text") -> str:
     them, json escapes them, md and text show them with :mod:`arena.safetext`."""
     if fmt == "json":
         return json.dumps({"standings": [asdict(r) for r in st.rows], "notes": st.notes,
-                           "legend": standings_legend()}, indent=2, ensure_ascii=False)
+                           "legend": standings_legend(st)}, indent=2, ensure_ascii=False)
     if fmt == "csv":
         buf = io.StringIO()
         w = csv.writer(buf)
@@ -221,4 +227,4 @@ def format_standings(st: Standings, fmt: str = "text") -> str:
     for row in rows:
         row[1] = markdown_cell(str(row[1])) if table == "md" else printable(str(row[1]))
     return render_table(HEADERS, rows, ALIGN, table, notes=st.notes,
-                        legend_lines=standings_legend()) + "\n"
+                        legend_lines=standings_legend(st)) + "\n"

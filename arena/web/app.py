@@ -4,8 +4,9 @@ Routes (all read-only, all relative so the page works behind a path prefix):
 
 - ``/``: the page (:mod:`arena.web.page`); ``/snapshot.json``: the ``snapshot`` event's data.
 - ``/events``: server-sent events: ``snapshot`` first and after every standings change or
-  when this client fell behind (its queue overflowed), ``started`` / ``decision`` /
-  ``finished`` for the matches in flight, a comment every 15 s to keep the stream open.
+  when this client fell behind (by more than the 1,024 events the app keeps), ``started`` /
+  ``decision`` / ``finished`` for the matches in flight, a comment every 15 s to keep the
+  stream open. Each event is encoded once for all streams (:class:`_Hub`).
 - ``/replay/<match id>``: the replay viewer (:func:`arena.records.html.render_html`) of a
   finished match; the record path comes from the store's result row and must resolve inside
   ``records/`` of the tournament directory, otherwise 404.
@@ -19,11 +20,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import itertools
 import json
 import socket
 import time
-from collections.abc import AsyncIterator
+from collections import deque
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -31,18 +35,21 @@ from starlette.responses import HTMLResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Route
 
 from ..events import (CLOSED, RESYNC, DecisionApplied, EventBus, MatchFinished, MatchStarted,
-                      StandingsChanged)
+                      StandingsChanged, Subscription)
 from ..tournament.store import StoreError
 from .page import render_page, snapshot_json
 from .state import LiveState, SnapshotWorker
 
+if TYPE_CHECKING:
+    import uvicorn
+
 #: seconds between keep-alive comments on an idle event stream
 KEEPALIVE_S = 15.0
-#: events sent in one write at most (those already queued)
-BATCH = 256
 #: seconds a stream gathers events before writing them (at most 10 writes per second per
 #: browser, whatever the pace of the matches)
 FLUSH_S = 0.1
+#: seconds the app gathers the bus's events before encoding them (one wake-up per batch)
+PUMP_S = 0.05
 #: after a refresh that took d seconds, the next starts min(d * REST_FACTOR, MAX_REST_S) s
 #: later at the earliest (matches that end meanwhile are taken together): the standings'
 #: bootstrap takes at most a fifth of a core while it is quick, and a change still reaches
@@ -80,6 +87,79 @@ def _match_message(ev: object) -> str | None:
     return None
 
 
+def snapshot_json_sse(state: LiveState, live: bool) -> str:
+    """The ``snapshot`` event as SSE text."""
+    return sse("snapshot", snapshot_json(state, live))
+
+
+class _Hub:
+    """One bus subscription for all of an app's event streams: a task takes each event once,
+    encodes it once (:func:`event_message`) and appends the text to a ring of the last
+    ``size`` texts that every stream reads from its own cursor. The runner's cost per event
+    is then the same for 1 browser or 30; a stream whose cursor the ring has passed (it fell
+    behind by more than ``size`` events) gets a fresh snapshot instead. A snapshot is kept
+    in the ring as None and rendered by each stream when it writes (the in-flight state as
+    of then)."""
+
+    def __init__(self, bus: EventBus, size: int = 1024) -> None:
+        self.bus = bus
+        self.texts: deque[str | None] = deque(maxlen=size)
+        self.seq = 0                        #: texts appended so far
+        self.streams = 0                    #: streams open
+        self.closed = False
+        self._changed = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._pump(self.bus.subscribe()))
+
+    async def _pump(self, sub: Subscription) -> None:
+        with sub:
+            while True:
+                first = await sub.get()
+                if first is not CLOSED:   # take what comes within PUMP_S in one go
+                    await asyncio.sleep(PUMP_S)
+                for ev in [first, *sub.take_ready(self.bus.maxsize)]:
+                    if ev is CLOSED:
+                        self.closed = True
+                        self._changed.set()
+                        return
+                    if self.streams == 0:       # nobody reads: skip the encoding
+                        continue
+                    if ev is RESYNC or isinstance(ev, StandingsChanged):
+                        self._append(None)
+                    elif ev is not None:
+                        text = _match_message(ev)
+                        if text is not None:
+                            self._append(text)
+
+    def _append(self, text: str | None) -> None:
+        self.texts.append(text)
+        self.seq += 1
+        self._changed.set()
+
+    async def wait(self, cursor: int, timeout: float) -> bool:
+        """Wait until there is something after ``cursor`` (or the hub closed); False when
+        ``timeout`` seconds passed first."""
+        while cursor == self.seq and not self.closed:
+            self._changed.clear()
+            try:
+                async with asyncio.timeout(timeout):
+                    await self._changed.wait()
+            except TimeoutError:
+                return False
+        return True
+
+    def since(self, cursor: int) -> tuple[list[str | None], int]:
+        """The texts after ``cursor`` (``[None]``, a snapshot, when the ring has passed
+        it) and the new cursor."""
+        first = self.seq - len(self.texts)
+        if cursor < first:
+            return [None], self.seq
+        return list(itertools.islice(self.texts, cursor - first, None)), self.seq
+
+
 def create_app(state: LiveState, bus: EventBus, *, live: bool) -> Starlette:
     """The app over ``state`` (kept fresh by :func:`keep_fresh`); ``live``: a running arena
     publishes to ``bus`` (matches in flight are shown)."""
@@ -91,32 +171,29 @@ def create_app(state: LiveState, bus: EventBus, *, live: bool) -> Starlette:
         return Response(snapshot_json(state, live), media_type="application/json",
                         headers=_NO_STORE)
 
+    hub = _Hub(bus)
+
     async def events(request: Request) -> Response:
-        sub = bus.subscribe()
+        hub.start()
 
         async def stream() -> AsyncIterator[str]:
-            with sub:
+            cursor = hub.seq      # from here (an event may come twice, none is lost)
+            hub.streams += 1
+            try:
                 yield f"retry: {RETRY_MS}\n\n"
-                yield sse("snapshot", snapshot_json(state, live))
-                while True:
-                    ev = await sub.get(timeout=KEEPALIVE_S)
-                    if ev is None:
+                yield snapshot_json_sse(state, live)
+                while not hub.closed:
+                    if not await hub.wait(cursor, KEEPALIVE_S):
                         yield ": keep-alive\n\n"
                         continue
-                    if ev is not CLOSED:   # gather what comes within FLUSH_S: one write
+                    if not hub.closed:     # gather what comes within FLUSH_S: one write
                         await asyncio.sleep(FLUSH_S)
-                    batch = [ev, *sub.take_ready(BATCH)]
-                    texts = []
-                    for item in batch:
-                        if item is CLOSED:    # the server is stopping: end the response
-                            break
-                        text = event_message(item, state, live)
-                        if text is not None:
-                            texts.append(text)
+                    items, cursor = hub.since(cursor)
+                    texts = [snapshot_json_sse(state, live) if t is None else t for t in items]
                     if texts:
                         yield "".join(texts)
-                    if CLOSED in batch:
-                        return
+            finally:
+                hub.streams -= 1
 
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={**_NO_STORE, "X-Accel-Buffering": "no"})
@@ -219,25 +296,26 @@ class WebServer:
 
     def __init__(self, app: Starlette, host: str, port: int) -> None:
         self.app, self.host, self.port = app, host, port
-        self._server = None
-        self._task: asyncio.Task | None = None
+        self._server: uvicorn.Server | None = None
+        self._task: asyncio.Task[None] | None = None
 
     async def start(self) -> int:
         """Bind and start serving; returns the bound port."""
         import uvicorn
 
         class _Server(uvicorn.Server):
-            def capture_signals(self):
-                return contextlib.nullcontext()
+            @contextlib.contextmanager
+            def capture_signals(self) -> Iterator[None]:
+                yield
 
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
         sock = socket.create_server((self.host, self.port), family=family, reuse_port=False)
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(self.app, log_level="warning", lifespan="off",
                                 access_log=False, timeout_graceful_shutdown=1)
-        self._server = _Server(config)
-        self._task = asyncio.create_task(self._server.serve(sockets=[sock]))
-        while not self._server.started:
+        server = self._server = _Server(config)
+        self._task = asyncio.create_task(server.serve(sockets=[sock]))
+        while not server.started:
             if self._task.done():
                 self._task.result()
                 raise OSError(f"the web server on {self.host}:{self.port} stopped at start")

@@ -10,12 +10,17 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
 
+from starlette.applications import Starlette
+
 from ..errors import UserError
 from ..events import EventBus, EventSink
+from ..inflight import JournalReader
 from .app import WebServer, create_app, is_loopback, keep_fresh
 from .state import LiveState, SnapshotWorker
 
 T = TypeVar("T")
+#: seconds between two reads of the in-flight journal by arena serve
+JOURNAL_POLL_S = 0.25
 
 
 def _announce(server: WebServer, what: str) -> None:
@@ -26,7 +31,7 @@ def _announce(server: WebServer, what: str) -> None:
               file=sys.stderr, flush=True)
 
 
-async def _start(app, host: str, port: int) -> WebServer:
+async def _start(app: Starlette, host: str, port: int) -> WebServer:
     server = WebServer(app, host, port)
     try:
         await server.start()
@@ -71,7 +76,7 @@ async def _final(state: LiveState, bus: EventBus, linger_s: float,
 
 async def serve_directory(out: Path, host: str, port: int, poll_s: float = 1.0) -> None:
     """Serve the page of tournament directory ``out`` (read-only, polling its store every
-    ``poll_s`` s) until cancelled.
+    ``poll_s`` s and following its in-flight journal, :mod:`arena.inflight`) until cancelled.
 
     Raises: UserError when ``out`` holds no results store or the address cannot be bound.
     """
@@ -82,15 +87,33 @@ async def serve_directory(out: Path, host: str, port: int, poll_s: float = 1.0) 
     except StoreError as exc:
         raise UserError(str(exc)) from None
     bus = EventBus()
+    bus.listen(state.on_event)
     server = await _start(create_app(state, bus, live=False), host, port)
     fresh = asyncio.create_task(keep_fresh(state, bus, poll_s=poll_s))
+    journal = asyncio.create_task(follow_journal(out, bus))
     _announce(server, "tournament page (read-only)")
     try:
         await asyncio.Event().wait()
     finally:
         fresh.cancel()
+        journal.cancel()
         bus.close()
         await asyncio.shield(_stop_soon(server))
+
+
+async def follow_journal(out: Path, bus: EventBus, poll_s: float = JOURNAL_POLL_S) -> None:
+    """Publish on ``bus`` the matches in flight that another process's arena writes to
+    ``out/live/`` (:class:`arena.inflight.JournalReader`, polled every ``poll_s`` s in a
+    thread); a match leaving the journal is published as finished, which refreshes the
+    standings. Runs until cancelled."""
+    reader = JournalReader(out)
+    try:
+        while True:
+            for event in await asyncio.to_thread(reader.poll):
+                bus.publish(event)
+            await asyncio.sleep(poll_s)
+    finally:
+        reader.close()
 
 
 async def _stop_soon(server: WebServer) -> None:

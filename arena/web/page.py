@@ -13,6 +13,7 @@ import time
 from urllib.parse import quote
 
 import jinja2
+from markupsafe import Markup
 
 from ..safetext import html_finalize, printable
 from ..tournament.standings import HEADERS, standings_legend, table_rows
@@ -72,7 +73,7 @@ def format_eta(seconds: float | None) -> str | None:
     """``"1 h 02 min"`` / ``"3 min 05 s"`` / ``"12 s"``; None stays None."""
     if seconds is None:
         return None
-    s = int(round(seconds))
+    s = round(seconds)
     if s >= 3600:
         return f"{s // 3600} h {s % 3600 // 60:02d} min"
     if s >= 60:
@@ -80,16 +81,18 @@ def format_eta(seconds: float | None) -> str | None:
     return f"{s} s"
 
 
-_LAST: list = [None, -1, {}]   # (snapshot, inflight count, fragments) rendered last
+#: the snapshot, in-flight count and fragments rendered last
+_LAST: list[tuple[Snapshot | None, int, dict[str, str]]] = [(None, -1, {})]
 
 
 def fragments(snap: Snapshot, inflight: int) -> dict[str, str]:
     """Every server-rendered part of the page, by element id (the last result is reused:
     every browser gets the same snapshot)."""
-    if _LAST[0] is snap and _LAST[1] == inflight:
-        return _LAST[2]
-    _LAST[:] = [snap, inflight, _fragments(snap, inflight)]
-    return _LAST[2]
+    last, count, frags = _LAST[0]
+    if last is snap and count == inflight:
+        return frags
+    _LAST[0] = (snap, inflight, _fragments(snap, inflight))
+    return _LAST[0][2]
 
 
 def _fragments(snap: Snapshot, inflight: int) -> dict[str, str]:
@@ -98,7 +101,7 @@ def _fragments(snap: Snapshot, inflight: int) -> dict[str, str]:
         "progress": _TEMPLATES["progress"].render(s=snap, inflight=inflight,
                                                   eta=format_eta(snap.eta_s)),
         "standings": _TEMPLATES["standings"].render(
-            headers=HEADERS, rows=table_rows(st), notes=st.notes, legend=standings_legend()),
+            headers=HEADERS, rows=table_rows(st), notes=st.notes, legend=standings_legend(st)),
         "finished": _TEMPLATES["finished"].render(s=snap),
         "faults": _TEMPLATES["faults"].render(s=snap),
         # SVG strings escape every name themselves (arena.web.svg)
@@ -126,9 +129,9 @@ def render_page(state: LiveState, live: bool) -> str:
     snap = state.snapshot
     frags = fragments(snap, len(state.inflight)) if snap is not None else {}
     mode = ("live: updates while this arena runs" if live else
-            "read-only view of the tournament directory (polls for new results)")
+            "read-only view of the tournament directory (follows the arena writing it)")
     return _PAGE.render(name=snap.name if snap else state.out.name, frags=frags, mode=mode,
-                        live=live, style=jinja2.utils.markupsafe.Markup(STYLE),
-                        script=jinja2.utils.markupsafe.Markup(SCRIPT),
-                        fragments_markup={k: jinja2.utils.markupsafe.Markup(v)
+                        live=live, style=Markup(STYLE),
+                        script=Markup(SCRIPT),
+                        fragments_markup={k: Markup(v)
                                           for k, v in frags.items()})

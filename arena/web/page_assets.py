@@ -18,9 +18,8 @@ PAGE = """<!doctype html>
 </section>
 <section><h2>Standings</h2><div id="standings">{{ fragments_markup.get('standings', '') }}</div>
 </section>
-<section><h2>Matches in flight</h2><div id="inflight">{% if not live %}<p class="note">
-Matches in flight are shown by <code>arena run --web</code>; this view shows finished matches.
-</p>{% endif %}</div></section>
+<section><h2>Matches in flight</h2><div id="inflight"><p class="note">No match in flight.</p>
+</div></section>
 <section><h2>Rating over time</h2><div id="ratings">{{ fragments_markup.get('ratings', '') }}
 </div></section>
 <section><h2>Head-to-head</h2><div id="h2h">{{ fragments_markup.get('h2h', '') }}</div>
@@ -104,19 +103,21 @@ SCRIPT = r"""
     }
     status(id);
   }
+  function noneInFlight() {
+    var box = document.getElementById("inflight");
+    if (!Object.keys(live).length && !box.querySelector("p.note")) {
+      box.appendChild(el("p", "note", "No match in flight."));
+    }
+  }
   function snapshot(data) {
     Object.keys(data.fragments).forEach(function (k) {
       var e = document.getElementById(k);
       if (e) { e.innerHTML = data.fragments[k]; }  // server-rendered, escaped
     });
-    if (data.live) {
-      document.getElementById("inflight").textContent = "";
-      live = {};
-      data.inflight.forEach(panel);
-      if (!data.inflight.length) {
-        document.getElementById("inflight").appendChild(el("p", "note", "No match in flight."));
-      }
-    }
+    document.getElementById("inflight").textContent = "";
+    live = {};
+    data.inflight.forEach(panel);
+    noneInFlight();
     if (data.name) {   // as text
       document.getElementById("name").textContent = data.name;
       document.title = "358 Arena: " + data.name;
@@ -138,6 +139,7 @@ SCRIPT = r"""
   es.addEventListener("finished", function (ev) {
     var m = live[parse(ev).id];
     if (m) { m.box.remove(); delete live[parse(ev).id]; }
+    noneInFlight();
   });
 })();
 """

@@ -24,9 +24,10 @@ from pathlib import Path
 
 from ..events import DecisionApplied, Event, MatchFinished, MatchStarted
 from ..ratings import MatchResult as RatedMatch
-from ..ratings import RatingsInputError, rate
+from ..ratings import DEFAULT_BOOTSTRAP, RatingsInputError, rate
 from ..safetext import printable
 from ..tournament.pool import safe_filename
+from ..tournament.proctable import never_started
 from ..tournament.standings import Standings, compute_standings
 from ..tournament.store import ResultRow, Store, StoreError
 
@@ -39,6 +40,10 @@ TOKEN_LIKE = re.compile(r"(?<![0-9a-fA-F])[0-9a-fA-F]{32,}(?![0-9a-fA-F])")
 LIVE_MOVES = 200
 #: points of the rating-over-time plot (at most)
 HISTORY_POINTS = 24
+#: bootstrap resamples of the standings' 95% intervals while matches are pending (the
+#: terminal's DEFAULT_BOOTSTRAP, 1,000, once the tournament is complete): a refresh after each
+#: match costs the machine a third of the CPU, and the intervals move by a few Elo points
+LIVE_BOOTSTRAP = 200
 #: finished matches listed on the page (the most recent)
 FINISHED_SHOWN = 100
 
@@ -50,15 +55,15 @@ class InFlight:
     match_id: str
     seats: tuple[str, str, str]
     started: float = field(default_factory=time.time)   #: Unix time, s
-    moves: deque = field(default_factory=lambda: deque(maxlen=LIVE_MOVES))
+    moves: deque[DecisionApplied] = field(default_factory=lambda: deque(maxlen=LIVE_MOVES))
     decisions: int = 0
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {"id": self.match_id, "seats": list(self.seats), "decisions": self.decisions,
                 "moves": [_move_json(m) for m in self.moves]}
 
 
-def _move_json(m: DecisionApplied) -> dict:
+def _move_json(m: DecisionApplied) -> dict[str, object]:
     return {"i": m.index, "hand": m.hand, "seat": m.seat, "kind": m.kind, "action": m.action,
             "fault": m.fault}
 
@@ -116,7 +121,8 @@ class LiveState:
     def results_count(self) -> int:
         """Finished matches in the store now (a cheap read for polling)."""
         with _readonly(self.out) as store:
-            return store.db.execute("SELECT count(*) FROM results").fetchone()[0]
+            count: int = store.db.execute("SELECT count(*) FROM results").fetchone()[0]
+        return count
 
     def refresh(self) -> Snapshot:
         """Rebuild the snapshot from the store and logs (blocking: run it in a thread)."""
@@ -125,12 +131,15 @@ class LiveState:
             scheduled = store.scheduled_count()
             name = store.meta("name") or self.out.name
             bots = _bot_names(store.db)
+            absent = absence_notes(never_started(store.db))
             times = dict(store.db.execute("SELECT match_id, ended_at FROM results").fetchall())
         order = sorted(results, key=lambda r: times.get(r.match_id, ""))
         snap = Snapshot(
             name=name, bots=bots, done=len(results), scheduled=scheduled,
             eta_s=_eta([times[r.match_id] for r in order], scheduled - len(results)),
-            standings=compute_standings(results, bots),
+            standings=compute_standings(
+                results, bots, absent=absent,
+                bootstrap=LIVE_BOOTSTRAP if len(results) < scheduled else DEFAULT_BOOTSTRAP),
             history=self._rating_history(order, bots, scheduled),
             head_to_head=_head_to_head(results), finished=tuple(reversed(order))[:FINISHED_SHOWN],
             faults=_faults(results, bots), log_tails={b: self.log_tail(b) for b in bots},
@@ -159,16 +168,16 @@ class LiveState:
         return "\n".join(printable(redact_tokens(line, self.secrets)) for line in lines)
 
     def _rating_history(self, order: list[ResultRow], bots: tuple[str, ...],
-                        scheduled: int) -> tuple:
+                        scheduled: int) -> tuple[tuple[int, dict[str, float]], ...]:
         """Checkpoints every ``scheduled / HISTORY_POINTS`` matches (each fitted once and
         kept) plus the latest count."""
         n = len(order)
         step = max(1, -(-scheduled // HISTORY_POINTS))
         ks = [k for k in range(step, n + 1, step)] + ([n] if n % step else [])
-        points = []
+        points: list[tuple[int, dict[str, float]]] = []
         for k in ks:
             if k not in self._history_cache:
-                rated = [RatedMatch(r.seats, tuple(r.placings), r.block_id, tuple(r.forfeited))
+                rated = [RatedMatch(r.seats, r.placings, r.block_id, r.forfeited)
                          for r in order[:k]]
                 try:
                     report = rate(rated, bootstrap=0)
@@ -176,11 +185,21 @@ class LiveState:
                     self._history_cache[k] = None
                     continue
                 self._history_cache[k] = {b.name: b.rating for b in report.bots}
-            if self._history_cache[k] is not None:
-                points.append((k, self._history_cache[k]))
+            fitted = self._history_cache[k]
+            if fitted is not None:
+                points.append((k, fitted))
         for k in [k for k in self._history_cache if k % step and k != n]:
             del self._history_cache[k]   # an old "latest" point
         return tuple(points)
+
+
+def absence_notes(never: dict[str, str]) -> dict[str, str]:
+    """The status the terminal's standings show for each bot that never took part
+    (:func:`arena.tournament.proctable.never_started`: bot -> its last start failure):
+    ``"did not connect"`` for a remote bot (the pool's reason starts ``remote bot``), else
+    ``"never started"``."""
+    return {bot: "did not connect" if reason.startswith("remote bot ") else "never started"
+            for bot, reason in never.items()}
 
 
 def redact_tokens(text: str, secrets: tuple[str, ...] = ()) -> str:
@@ -234,7 +253,7 @@ def _eta(ended: list[str], pending: int, window: int = 20) -> float | None:
     return pending * span / (len(recent) - 1)
 
 
-def _head_to_head(results: list[ResultRow]) -> dict:
+def _head_to_head(results: list[ResultRow]) -> dict[tuple[str, str], tuple[int, int, int, int]]:
     table: dict[tuple[str, str], list[int]] = {}
     for r in results:
         for i, a in enumerate(r.seats):
@@ -245,19 +264,23 @@ def _head_to_head(results: list[ResultRow]) -> dict:
                 cell[0] += 1
                 pa, pb = r.placings[i], r.placings[j]
                 cell[1 if pa < pb else 2 if pa > pb else 3] += 1
-    return {k: tuple(v) for k, v in table.items()}
+    return {k: (v[0], v[1], v[2], v[3]) for k, v in table.items()}
 
 
-def _faults(results: list[ResultRow], bots: tuple[str, ...]) -> dict:
-    acc = {b: [0, 0, []] for b in bots}
+def _faults(results: list[ResultRow], bots: tuple[str, ...]
+            ) -> dict[str, tuple[int, int, tuple[str, ...]]]:
+    faults = dict.fromkeys(bots, 0)
+    forfeits = dict.fromkeys(bots, 0)
+    reasons: dict[str, list[str]] = {b: [] for b in bots}
     for r in results:
         for i, name in enumerate(r.seats):
-            a = acc.setdefault(name, [0, 0, []])
-            a[0] += r.faults[i]
+            faults[name] = faults.get(name, 0) + r.faults[i]
+            forfeits.setdefault(name, 0)
+            reasons.setdefault(name, [])
             if r.forfeited[i]:
-                a[1] += 1
-                a[2].append(f"{r.match_id}: {r.forfeit_reasons[i] or 'forfeited'}")
-    return {b: (f, n, tuple(reasons[-5:])) for b, (f, n, reasons) in acc.items()}
+                forfeits[name] += 1
+                reasons[name].append(f"{r.match_id}: {r.forfeit_reasons[i] or 'forfeited'}")
+    return {b: (f, forfeits[b], tuple(reasons[b][-5:])) for b, f in faults.items()}
 
 
 # -- snapshots rebuilt in a worker process ---------------------------------------------------

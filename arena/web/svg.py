@@ -32,7 +32,7 @@ def rating_plot(history: tuple[tuple[int, dict[str, float]], ...], bots: tuple[s
     xs = [k for k, _ in history]
     ys = [v for _, r in history for v in r.values()]
     x0, x1 = min(xs), max(xs)
-    y0, y1 = min(ys + [MEAN]), max(ys + [MEAN])   # the scale's mean always in view
+    y0, y1 = min([*ys, MEAN]), max([*ys, MEAN])   # the scale's mean always in view
     pad = max(25.0, (y1 - y0) * 0.08)
     y0, y1 = y0 - pad, y1 + pad
 

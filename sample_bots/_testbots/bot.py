@@ -60,6 +60,7 @@ class TestPlayer(Player):
 class AsyncTestPlayer(TestPlayer):
     """Random legal play from a coroutine (the SDK awaits ``async def decide``)."""
 
+    # the SDK also accepts a coroutine decide (it awaits it); Player types the plain one
     async def decide(self, view: View) -> int:  # type: ignore[override]
         await asyncio.sleep(0.001)
         return self.rng.choice(view.legal_actions)

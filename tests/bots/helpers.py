@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from arena.rules import Deal, MatchState, RulesConfig, parse_action, parse_card, parse_cards
 from arena.rules.actions import Decision
+from arena.rules.view import view_of
 
 
 def drive(state: MatchState, bots, max_steps: int = 20_000) -> tuple[list[int], set[Decision]]:
-    """Play ``state`` to the match end: ``state.view(seat)`` -> ``bots[seat].decide`` ->
+    """Play ``state`` to the match end: ``view_of(state, seat)`` -> ``bots[seat].decide`` ->
     ``state.apply``. Fails the test on an illegal action. Returns the actions and the decision
     kinds met."""
     actions: list[int] = []
@@ -16,7 +17,7 @@ def drive(state: MatchState, bots, max_steps: int = 20_000) -> tuple[list[int], 
         if len(actions) >= max_steps:
             raise AssertionError("match did not finish")
         seat = state.current_seat
-        view = state.view(seat)
+        view = view_of(state, seat)
         a = bots[seat].decide(view)
         if a not in view.legal_actions:
             raise AssertionError(f"illegal action {a!r} in {view.decision}: {view.legal_actions}")

@@ -12,6 +12,7 @@ from sample_bots.greedy_bot import GreedyBot
 from sample_bots.random_bot import RandomBot
 
 from .helpers import act, build_deal, drive
+from arena.rules.view import view_of
 
 STRONG_HEARTS = "AH KH QH JH 10H 9H 8H AS 3S 4D 5D 6D 2C 3C 4C 5C"
 STRONG_KITTY = "7H 2S 3D 6C"
@@ -20,7 +21,7 @@ PLAY_KITTY = "5D 6D 7D 8D"
 
 
 def _decide(state: MatchState) -> str:
-    return action_str(GreedyBot().decide(state.view(state.current_seat)))
+    return action_str(GreedyBot().decide(view_of(state, state.current_seat)))
 
 
 # ----- whole matches ---------------------------------------------------------------------------
@@ -52,7 +53,7 @@ def test_greedy_meets_every_decision_kind_and_is_deterministic():
 def test_names_the_longest_strongest_suit_trump():
     cfg = make_config("sergeant-major")
     state = MatchState.new(cfg, first_deal=build_deal(cfg, STRONG_HEARTS, kitty=STRONG_KITTY))
-    assert state.view(0).decision is Decision.CONTRACT
+    assert view_of(state, 0).decision is Decision.CONTRACT
     assert _decide(state) == "trump:H"  # 8 hearts with A K Q beat 5 low clubs
 
 
@@ -101,7 +102,7 @@ def test_last_to_play_plays_low_once_its_target_is_reached():
     # targets S0/S1/S2 = 0/10/6: the dealer has reached its target before the first trick
     state = _first_trick(make_config("sergeant-major", targets=(0, 10, 6)), "trump:H")
     assert _decide(state) == "3C"
-    view = state.view(0)
+    view = view_of(state, 0)
     assert action_str(GreedyBot(avoid_surplus=False).decide(view)) == "10C"
 
 

@@ -14,6 +14,7 @@ from sample_bots.montecarlo_bot import MonteCarloBot
 from sample_bots.random_bot import RandomBot
 
 from .helpers import drive
+from arena.rules.view import view_of
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
@@ -41,7 +42,7 @@ def test_decisions_stay_within_the_time_allowed():
     times = []
     while not state.finished:
         seat = state.current_seat
-        view = state.view(seat)
+        view = view_of(state, seat)
         t0 = time.perf_counter()
         action = bots[seat].decide(view)
         if seat == 0 and len(view.legal_actions) > 1:
@@ -57,8 +58,8 @@ def test_trivial_decision_returns_at_once():
     state = MatchState.new(make_config("sergeant-major"), seed=3)
     greedy = GreedyBot()
     while len(state.legal_actions()) != 1:
-        state.apply(greedy.decide(state.view(state.current_seat)))
-    view = state.view(state.current_seat)
+        state.apply(greedy.decide(view_of(state, state.current_seat)))
+    view = view_of(state, state.current_seat)
     mc = MonteCarloBot(time_ms=5000, seed=0)
     t0 = time.perf_counter()
     assert mc.decide(view) == view.legal_actions[0]

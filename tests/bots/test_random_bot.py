@@ -8,6 +8,7 @@ from arena.rules import PRESETS, MatchState, make_config
 from sample_bots.random_bot import RandomBot
 
 from .helpers import drive
+from arena.rules.view import view_of
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
@@ -31,6 +32,6 @@ def test_single_legal_action_is_returned():
     state = MatchState.new(make_config("sergeant-major"), seed=3)
     bot = RandomBot(seed=0)
     while len(state.legal_actions()) != 1:
-        state.apply(bot.decide(state.view(state.current_seat)))
-    view = state.view(state.current_seat)
+        state.apply(bot.decide(view_of(state, state.current_seat)))
+    view = view_of(state, state.current_seat)
     assert bot.decide(view) == view.legal_actions[0]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import sqlite3
+from pathlib import Path
 
 from arena.tournament.config import parse_config
 from arena.tournament.store import open_existing
@@ -71,8 +72,8 @@ def describe(pids: list[int]) -> str:
     lines = []
     for pid in pids:
         try:
-            lines.append(f"{pid}: " + open(f"/proc/{pid}/cmdline", "rb").read()
-                         .replace(b"\0", b" ").decode(errors="replace")[:200])
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            lines.append(f"{pid}: " + cmdline.replace(b"\0", b" ").decode(errors="replace")[:200])
         except OSError:
             lines.append(f"{pid}: (gone)")
     return "\n".join(lines)

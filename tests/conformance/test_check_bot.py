@@ -56,7 +56,8 @@ def test_random_bot_passes_every_preset(capsys) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("cmd,extra", [
     ("{python} -m sample_bots.greedy_bot", ("--preset", "blato", "--preset", "six-contracts")),
-    ("{python} -m sample_bots.montecarlo_bot", ("--preset", "blato", "--time-ms", "300", "--grace-ms", "1000")),
+    ("{python} -m sample_bots.montecarlo_bot",
+     ("--preset", "blato", "--time-ms", "300", "--grace-ms", "1000")),
 ])
 def test_other_sample_bots_pass(capsys, cmd, extra) -> None:
     code, report = _check(capsys, cmd, *extra)

@@ -21,6 +21,7 @@ import grpc
 
 from arena.protocol._gen.threefiveeight.v1 import arena_pb2 as pb
 from arena.protocol.server import ArenaServer
+import contextlib
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 JS_BOT = REPO_ROOT / "sample_bots" / "js_bot"
@@ -46,15 +47,11 @@ class BotProcesses:
             [str(REPO_ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
         env.pop("ARENA_ADDRESS", None)
         env.pop("ARENA_TOKEN", None)
-        out = open(self.tmp / f"{label}.out", "wb")
-        err = open(self.tmp / f"{label}.err", "wb")
-        try:
+        with open(self.tmp / f"{label}.out", "wb") as out, \
+                open(self.tmp / f"{label}.err", "wb") as err:
             proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=out, stderr=err,
                                     stdin=subprocess.DEVNULL, start_new_session=True)
-        finally:
-            out.close()
-            err.close()
-        proc.label = label  # type: ignore[attr-defined]
+        proc.label = label  # type: ignore[attr-defined]  # a tag for failure messages
         self.procs.append(proc)
         return proc
 
@@ -71,7 +68,7 @@ class BotProcesses:
                            "--token", token, "--seed", "7", *extra], label)
 
     def output(self, proc: subprocess.Popen[bytes]) -> tuple[str, str]:
-        label = proc.label  # type: ignore[attr-defined]
+        label = proc.label  # type: ignore[attr-defined]  # set by spawn()
         return ((self.tmp / f"{label}.out").read_text(errors="replace"),
                 (self.tmp / f"{label}.err").read_text(errors="replace"))
 
@@ -82,10 +79,8 @@ class BotProcesses:
     def kill_all(self) -> None:
         for proc in self.procs:
             if proc.poll() is None:
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.killpg(proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
             proc.wait()
 
 

@@ -14,6 +14,7 @@ from arena.protocol._gen.threefiveeight.v1 import arena_pb2 as pb
 from arena.protocol.convert import ConversionError
 from arena.rules import OPTION_NAMES, PRESETS, MatchState, make_config
 from arena.rules.sample import sample_state
+from arena.rules.view import view_of
 
 PRESET_NAMES = sorted(PRESETS)
 
@@ -24,7 +25,7 @@ def _wire(msg):  # through bytes, as on the stream
 
 def _check_views(state: MatchState) -> None:
     for seat in range(3):
-        view = state.view(seat)
+        view = view_of(state, seat)
         back = convert.view_from_proto(_wire(convert.view_to_proto(view)), view.cfg)
         assert back == view, f"seat {seat}: view changed in the round trip"
 
@@ -55,7 +56,7 @@ def test_view_round_trip_every_step_of_a_match(preset: str) -> None:
         rng = random.Random(seed)
         while not state.finished:
             _check_views(state)
-            views = [state.view(s) for s in range(3)]
+            views = [view_of(state, s) for s in range(3)]
             seen |= {"exchange" for v in views if v.exchange is not None}
             seen |= {"hidden-card" for v in views for e in v.exchange_events
                      if e.card is None and e.kind in ("give", "return", "demand")}
@@ -72,7 +73,7 @@ def test_rebuilt_view_can_be_sampled() -> None:
     for _ in range(40):
         state.apply(rng.choice(state.legal_actions()))
     seat = state.current_seat
-    view = convert.view_from_proto(_wire(convert.view_to_proto(state.view(seat))),
+    view = convert.view_from_proto(_wire(convert.view_to_proto(view_of(state, seat))),
                                    state.cfg)
     sampled = sample_state(view, random.Random(0))
     assert sampled.legal_actions() == list(view.legal_actions)
@@ -134,7 +135,7 @@ def test_bad_action_text_is_a_conversion_error(text: str) -> None:
 
 def test_bad_view_messages_are_conversion_errors() -> None:
     state = MatchState.new(make_config("sergeant-major"), seed=1)
-    good = convert.view_to_proto(state.view(0))
+    good = convert.view_to_proto(view_of(state, 0))
     bad = _wire(good)
     del bad.roles[2]
     with pytest.raises(ConversionError, match="roles"):

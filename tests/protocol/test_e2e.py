@@ -17,6 +17,7 @@ from arena.match.bot import BotFault, DecisionRequest, MatchInfo
 from arena.rules import PRESETS, MatchState, make_config
 
 from .helpers import JS_BOT, PATIENCE_S, BotProcesses, run, started_server
+from arena.rules.view import view_of
 
 pytestmark = pytest.mark.e2e
 
@@ -132,7 +133,7 @@ def test_raising_decide_is_an_error_fault_and_the_bot_keeps_serving(procs) -> No
             for rid in (1, 2):  # the same process answers again after an error
                 with pytest.raises(BotFault) as err:
                     await asyncio.wait_for(bots[0].decide(DecisionRequest(
-                        rid, "direct", state.view(state.current_seat), 1000)), PATIENCE_S)
+                        rid, "direct", view_of(state, state.current_seat), 1000)), PATIENCE_S)
                 assert err.value.kind == "error"
                 assert "deliberate failure" in err.value.detail
             spec = MatchSpec("faulty", make_config("sergeant-major"), seed=2, max_faults=3)
@@ -159,7 +160,7 @@ def test_killed_bot_is_a_disconnect_fault_not_a_hang(procs: BotProcesses) -> Non
             state = MatchState.new(make_config("blato"), seed=4)
             await bot.start_match(MatchInfo("k", state.cfg, 0, ("slowpoke", "b", "c"), 60_000))
             task = asyncio.create_task(bot.decide(DecisionRequest(
-                1, "k", state.view(state.current_seat), 60_000)))
+                1, "k", view_of(state, state.current_seat), 60_000)))
             await asyncio.sleep(0.2)  # the request is out; the bot is "thinking"
             os.killpg(proc.pid, signal.SIGKILL)
             with pytest.raises(BotFault) as err:
@@ -226,7 +227,7 @@ def test_arena_ending_the_session_while_decide_runs_is_a_normal_end(procs: BotPr
             state = MatchState.new(make_config("sergeant-major"), seed=1)
             await bot.start_match(MatchInfo("m", state.cfg, 0, ("a", "b", "c"), 5000))
             task = asyncio.create_task(bot.decide(DecisionRequest(
-                1, "m", None, 5000, state=state, seat=state.current_seat)))
+                1, "m", view_of(state, state.current_seat), 5000)))
             await asyncio.sleep(0.5)                    # the bot sleeps 2 s in decide
             await server.stop()
             with pytest.raises(BotFault):

@@ -11,7 +11,7 @@ import asyncio
 import pytest
 
 from arena.match import MatchSpec, run_match
-from arena.protocol import convert, session, viewcache
+from arena.protocol import convert, session
 from arena.rules import make_config
 
 from .helpers import PATIENCE_S, BotProcesses, run, started_server
@@ -48,7 +48,6 @@ def test_per_match_state_is_dropped_when_matches_end(procs: BotProcesses) -> Non
                 assert 0 < len(bot._recent) <= session._RECENT_KEPT
                 assert all(p.future is None for p in bot._recent.values())
             assert len(convert._TRICK_CACHE) <= convert._TRICK_CACHE_MAX
-            assert all(len(t) <= viewcache._SUIT_TEXTS_MAX for t in viewcache._SUIT_TEXTS)
         finally:
             await server.stop()
     run(scenario())

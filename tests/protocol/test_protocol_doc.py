@@ -23,6 +23,7 @@ from arena.rules.config import PRESETS
 
 from .helpers import PATIENCE_S, REPO_ROOT, run
 from .test_server import _connected, _next, _request
+from arena.rules.view import view_of
 
 DOC = (REPO_ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
 
@@ -95,7 +96,7 @@ def test_legal_actions_are_in_the_documented_order(preset: str) -> None:
     for seed in range(3):
         state = MatchState.new(make_config(preset, hand_cap=2), seed=seed)
         while not state.finished:
-            msg = view_to_proto(state.view(state.current_seat))
+            msg = view_to_proto(view_of(state, state.current_seat))
             texts = list(msg.legal_actions)
             assert texts and texts == sorted(texts, key=_doc_order_key), texts
             kinds.add(msg.decision)

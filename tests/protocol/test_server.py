@@ -15,13 +15,14 @@ from arena.protocol.errors import BotConnectTimeout, ServerStartError, UnknownTo
 from arena.rules import MatchState, make_config
 
 from .helpers import PATIENCE_S, RawClient, run, started_server
+from arena.rules.view import view_of
 
 CFG = make_config("sergeant-major")
 
 
 def _request(request_id: int, match_id: str = "m1") -> DecisionRequest:
     state = MatchState.new(CFG, seed=5)
-    return DecisionRequest(request_id, match_id, state.view(state.current_seat), 1000)
+    return DecisionRequest(request_id, match_id, view_of(state, state.current_seat), 1000)
 
 
 async def _connected(token: str = "tok", name: str = "alpha"):
@@ -105,7 +106,7 @@ def test_package_exports_the_server_api() -> None:
 
     assert protocol.ArenaServer is ArenaServer and protocol.RemoteBot is RemoteBot
     with pytest.raises(AttributeError):
-        protocol.NoSuchThing  # noqa: B018
+        protocol.NoSuchThing  # noqa: B018 - the lookup itself is what raises
 
 
 def test_second_connection_with_same_token_rejected() -> None:

@@ -1,5 +1,5 @@
-"""ViewEncoder builds exactly view_to_proto's message, at every decision, for every seat; ViewDecoder
-rebuilds exactly view_from_proto's View."""
+"""ViewEncoder builds exactly view_to_proto's message, at every decision, for every seat;
+ViewDecoder rebuilds exactly view_from_proto's View."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from arena.protocol._gen.threefiveeight.v1 import arena_pb2 as pb
 from arena.protocol.convert import ConversionError, view_to_proto
 from arena.protocol.viewcache import ViewDecoder, ViewEncoder
 from arena.rules import PRESETS, MatchState, make_config
+from arena.rules.view import view_of
 
 PRESET_NAMES = sorted(PRESETS)
 
@@ -25,12 +26,12 @@ def _play_and_compare(enc: ViewEncoder, states: dict[str, MatchState], rng: rand
         state = states[mid]
         seats = (0, 1, 2) if every_seat else (state.current_seat,)
         for seat in seats:
-            view = state.view(seat)
+            view = view_of(state, seat)
             want = view_to_proto(view)
             assert enc.encode(view, mid) == want, (mid, seat, state.hand_number)
-            from_state = pb.View()
-            enc.encode_state_into(from_state, state, seat, mid)
-            assert from_state == want, ("from the state", mid, seat, state.hand_number)
+            nested = pb.ArenaMessage()
+            enc.encode_into(nested.decision.view, view, mid)
+            assert nested.decision.view == want, ("encode_into", mid, seat, state.hand_number)
             checks += 1
         state.apply(rng.choice(state.legal_actions()))
         live = [m for m, s in states.items() if not s.finished]
@@ -58,18 +59,16 @@ def test_encoder_across_options_and_reused_match_ids() -> None:
             enc.forget("a")
 
 
-def test_encoder_from_state_at_the_end_and_bad_seat() -> None:
+def test_encoder_at_the_end_of_a_match() -> None:
     state = MatchState.new(make_config("blato", hand_cap=1), seed=4)
     rng = random.Random(4)
     while not state.finished:
         state.apply(rng.choice(state.legal_actions()))
     enc = ViewEncoder()
     for seat in (0, 1, 2):
-        msg = pb.View()
-        enc.encode_state_into(msg, state, seat, "m")
-        assert msg == view_to_proto(state.view(seat)) and list(msg.placings) == list(state.placings)
-    with pytest.raises(ValueError, match="seat must be 0, 1 or 2"):
-        enc.encode_state_into(pb.View(), state, 3, "m")
+        msg = enc.encode(view_of(state, seat), "m")
+        assert msg == view_to_proto(view_of(state, seat))
+        assert list(msg.placings) == list(state.placings) and msg.finished
 
 
 def test_encode_into_fills_a_nested_message() -> None:
@@ -77,8 +76,8 @@ def test_encode_into_fills_a_nested_message() -> None:
     enc = ViewEncoder()
     msg = pb.ArenaMessage()
     msg.decision.request_id = 4
-    enc.encode_into(msg.decision.view, state.view(state.current_seat), "m")
-    assert msg.decision.view == view_to_proto(state.view(state.current_seat))
+    enc.encode_into(msg.decision.view, view_of(state, state.current_seat), "m")
+    assert msg.decision.view == view_to_proto(view_of(state, state.current_seat))
     assert msg.decision.request_id == 4
 
 
@@ -91,7 +90,7 @@ def _decode_along(dec: ViewDecoder, states: dict[str, MatchState], rng: random.R
     while live:
         mid = rng.choice(live)
         state = states[mid]
-        view = state.view(seat_of[mid])
+        view = view_of(state, seat_of[mid])
         msg = pb.View.FromString(view_to_proto(view).SerializeToString())
         assert dec.decode(msg, state.cfg, mid) == view, (mid, state.hand_number)
         checks += 1
@@ -123,7 +122,7 @@ def test_decoder_with_reused_match_ids_and_other_rules() -> None:
 def test_decoder_checks_the_fields_it_converts() -> None:
     state = MatchState.new(make_config("sergeant-major"), seed=2)
     dec = ViewDecoder()
-    msg = view_to_proto(state.view(state.current_seat))
+    msg = view_to_proto(view_of(state, state.current_seat))
     dec.decode(msg, state.cfg, "m")           # cached now: the next decode is a cache hit
     msg.legal_actions.append("not-a-card")
     with pytest.raises(ConversionError, match="not an action"):
@@ -151,12 +150,9 @@ def test_a_new_match_under_a_reused_id_never_gets_stale_kitty_or_discards(preset
     assert (a.contract, a.trump, a.declarer) == (b.contract, b.trump, b.declarer)
     enc, dec = ViewEncoder(), ViewDecoder()
     for state in (a, b):              # same id "x", no forget() in between on the arena side
-        view = state.view(declarer)
+        view = view_of(state, declarer)
         want = view_to_proto(view)
         assert enc.encode(view, "x") == want
-        from_state = pb.View()
-        enc.encode_state_into(from_state, state, declarer, "x")
-        assert from_state == want
         dec.forget("x")               # the SDK forgets on MatchStart
         assert dec.decode(want, state.cfg, "x") == view
 
@@ -179,16 +175,14 @@ def test_reused_id_same_deal_different_first_trick_is_not_taken_from_the_templat
     enc = ViewEncoder()
     seat = pair[1].current_seat
     for state in pair:
-        view = state.view(seat)
+        view = view_of(state, seat)
         assert enc.encode(view, "x") == view_to_proto(view)
 
 
-def test_new_states_under_one_id_never_get_an_old_template() -> None:
-    """Fresh states (which may reuse a freed state's memory address) under the same id."""
+def test_new_matches_under_one_id_never_get_an_old_template() -> None:
+    """Fresh matches (same contract and declarer, other kitty and discards) under one id."""
     enc = ViewEncoder()
     for seed in range(40):
         state = _first_play_decision("six-contracts", seed)
-        msg = pb.View()
-        enc.encode_state_into(msg, state, state.declarer, "m")
-        assert msg == view_to_proto(state.view(state.declarer)), seed
-        del state
+        view = view_of(state, state.declarer)
+        assert enc.encode(view, "m") == view_to_proto(view), seed

@@ -22,12 +22,13 @@ def with_d_always_last(results):
     out = []
     for r in results:
         if "D" in r.players:
-            place = dict(zip(r.players, r.places))
+            place = dict(zip(r.players, r.places, strict=True))
             first, second = sorted((p for p in r.players if p != "D"), key=place.__getitem__)
             place = {first: 1, second: 2, "D": 3}
-            r = MatchResult(r.players, tuple(place[p] for p in r.players), r.block,
-                            tuple(p == "D" for p in r.players))
-        out.append(r)
+            out.append(MatchResult(r.players, tuple(place[p] for p in r.players), r.block,
+                                   tuple(p == "D" for p in r.players)))
+        else:
+            out.append(r)
     return out
 
 
@@ -101,7 +102,7 @@ def test_bounds_do_not_depend_on_block_ids():
                   for r in results]
     a = rate(results, bootstrap=200, seed=7)
     b = rate(list(reversed(relabelled)), bootstrap=200, seed=7)
-    for x, y in zip(a.bots, b.bots):
+    for x, y in zip(a.bots, b.bots, strict=True):
         assert (x.name, x.rating) == (y.name, y.rating)
         assert abs(x.ci_low - y.ci_low) < 1e-6 and abs(x.ci_high - y.ci_high) < 1e-6
     # the draw order follows block content, not ids

@@ -17,7 +17,7 @@ from .ratings_synth import draw_places
 
 HOSTILE = ["<script>alert(1)</script>", "Jürgen ♠", "comma, bot", 'say "hi"', "pipe|bot",
            "line\nbreak", "1e5", "=SUM(A1)", "back\\slash_*x*"]
-STRENGTH = dict(zip(HOSTILE, np.linspace(1800, 1200, len(HOSTILE))))
+STRENGTH = dict(zip(HOSTILE, np.linspace(1800, 1200, len(HOSTILE)), strict=True))
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +47,7 @@ def test_csv_round_trips_hostile_names_and_numbers(report):
                           "average_place", "firsts", "forfeits", "blocks", "one_sided", "note"]
     assert [row[1] for row in ratings[1:]] == list(report.names)
     assert sorted(report.names) == sorted(HOSTILE)
-    for row, bot in zip(ratings[1:], report.bots):
+    for row, bot in zip(ratings[1:], report.bots, strict=True):
         assert int(row[0]) == bot.rank
         assert float(row[2]) == bot.rating  # full precision
         assert float(row[3]) == bot.ci_low and float(row[4]) == bot.ci_high
@@ -107,7 +107,7 @@ def test_markdown_has_one_row_per_bot_and_escapes_names(report):
     ratings_table = text.split("## Likelihood")[0]
     rows = [line for line in ratings_table.splitlines() if line.startswith("|")]
     assert len(rows) == 2 + len(report.bots)  # header, separator, bots
-    for line, bot in zip(rows[2:], report.bots):
+    for line, bot in zip(rows[2:], report.bots, strict=True):
         # every row has exactly 10 unescaped cell separators + 1 border
         assert line.replace("\\|", "").count("|") == 11
         assert markdown_escape(bot.name) in line
@@ -125,7 +125,8 @@ def test_markdown_escape():
 
 
 def test_formats_without_bootstrap():
-    results = [MatchResult(("a", "b", "c"), (1, 2, 3), "x"), MatchResult(("a", "b", "c"), (2, 1, 3), "x")]
+    results = [MatchResult(("a", "b", "c"), (1, 2, 3), "x"),
+               MatchResult(("a", "b", "c"), (2, 1, 3), "x")]
     report = rate(results, bootstrap=0)
     data = json.loads(format_report(report, "json"))
     assert data["los"] is None and all(b["ci_low"] is None for b in data["bots"])
@@ -136,9 +137,9 @@ def test_formats_without_bootstrap():
 
 def test_unknown_format_or_section_is_rejected(report):
     with pytest.raises(ValueError, match="unknown format 'xml'"):
-        format_report(report, "xml")  # type: ignore[arg-type]
+        format_report(report, "xml")  # type: ignore[arg-type]  # a bad format is the test
     with pytest.raises(ValueError, match="unknown section"):
-        format_report(report, "md", section="nope")  # type: ignore[arg-type]
+        format_report(report, "md", section="nope")  # type: ignore[arg-type]  # bad section
 
 
 def block_results(blocks: int) -> list[MatchResult]:

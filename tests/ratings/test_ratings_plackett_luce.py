@@ -200,7 +200,7 @@ def test_pairwise_marginal_equals_elo_formula_exactly():
 
 def _tie_free(n: int, seed: int):
     names = [f"bot{k}" for k in range(n)]
-    truth = {name: float(r) for name, r in zip(names, np.linspace(1750, 1250, n))}
+    truth = {name: float(r) for name, r in zip(names, np.linspace(1750, 1250, n), strict=True)}
     rng = np.random.default_rng(seed)
     tables = [tuple(rng.choice(names, 3, replace=False)) for _ in range(15)]
     return names, simulate(truth, tables, 2, rng)
@@ -209,7 +209,8 @@ def _tie_free(n: int, seed: int):
 def test_point_estimates_match_choix_opt_rankings_with_the_same_prior():
     names, results = _tie_free(6, seed=7)
     index = {n: i for i, n in enumerate(names)}
-    rankings = [tuple(index[p] for p, _ in sorted(zip(r.players, r.places), key=lambda x: x[1]))
+    rankings = [tuple(index[p] for p, _ in sorted(zip(r.players, r.places, strict=True),
+                                                  key=lambda x: x[1]))
                 for r in results]
     sigma = 1.5
     # choix penalises alpha * ||theta||^2, our prior theta^2 / (2 sigma^2).
@@ -222,7 +223,8 @@ def test_point_estimates_match_choix_opt_rankings_with_the_same_prior():
 def test_point_estimates_match_choix_ilsr_maximum_likelihood():
     names, results = _tie_free(5, seed=8)
     index = {n: i for i, n in enumerate(names)}
-    rankings = [tuple(index[p] for p, _ in sorted(zip(r.players, r.places), key=lambda x: x[1]))
+    rankings = [tuple(index[p] for p, _ in sorted(zip(r.players, r.places, strict=True),
+                                                  key=lambda x: x[1]))
                 for r in results]
     expected = choix.ilsr_rankings(len(names), rankings, alpha=0.0, tol=1e-13, max_iter=10_000)
     expected -= expected.mean()
@@ -244,7 +246,8 @@ def result_lists(draw):
     for k in range(n):
         players = draw(st.permutations(pool).map(lambda p: tuple(p[:3])))
         if k > 0:  # chain each match to the previous one so the data stay connected
-            players = (results[-1].players[0], *[p for p in players if p != results[-1].players[0]][:2])
+            head = results[-1].players[0]
+            players = (head, *[p for p in players if p != head][:2])
         places = draw(st.sampled_from(VALID_PLACES))
         results.append(MatchResult(players, places, f"blk{draw(st.integers(0, 3))}"))
     return results

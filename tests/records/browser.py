@@ -61,7 +61,7 @@ def playwright_missing() -> str | None:
     if find_chromium() is None:
         return "chromium not installed (Debian: apt-get install -y chromium)"
     try:
-        import playwright.sync_api  # noqa: F401
+        import playwright.sync_api  # noqa: F401 - imported only to see that it is installed
     except ImportError:
         return "playwright not installed (python3 -m pip install -e '.[dev]')"
     return None

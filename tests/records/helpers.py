@@ -46,7 +46,7 @@ def play(preset: str = "sergeant-major", seed: int | str | bytes = 1, *, hand_ca
     """Run one short match in-process with random (or given) policies."""
     cfg = make_config(preset, hand_cap=hand_cap)
     policies = policies or [RandomPolicy(i + 3 * len(preset)) for i in range(3)]
-    bots = [LocalBot(p, n) for p, n in zip(policies, names)]
+    bots = [LocalBot(p, n) for p, n in zip(policies, names, strict=True)]
     return asyncio.run(run_match(MatchSpec(match_id, cfg, seed=seed, **spec), bots))
 
 

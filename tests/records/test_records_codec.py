@@ -173,6 +173,6 @@ def test_wrong_shapes_name_line_and_field(tmp_path, record):
     with pytest.raises(RecordError, match=r"line 3: unknown line type 'weird'"):
         read_record(path)
     objs = load_lines(write_record(record, tmp_path / "r.jsonl"))
-    save_lines(path, objs + [objs[1]])
+    save_lines(path, [*objs, objs[1]])
     with pytest.raises(RecordError, match=r"line 5: data after the result line"):
         read_record(path)

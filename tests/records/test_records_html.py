@@ -164,7 +164,7 @@ def test_keyboard_and_buttons_step_through_a_hand(browser_page, page, record):
     last = sum(1 + len(h.decisions) for h in record.hands) - 1
     assert browser.get_attribute("body", "data-step") == str(last)
     assert browser.text_content("#caption").endswith(
-        ", ".join(f"{n} {p:+d}" for n, p in zip(HOSTILE, hr.points)))
+        ", ".join(f"{n} {p:+d}" for n, p in zip(HOSTILE, hr.points, strict=True)))
     names = browser.eval_on_selector_all(".seat .name", "es => es.map(e => e.textContent)")
     assert names == list(HOSTILE)
     assert browser.evaluate("document.querySelectorAll('script').length") == 2
@@ -185,5 +185,6 @@ def test_frames_are_deltas_that_fill_forward(record):
     # every play takes a card out of a hand: those deltas carry the hands; a contract does
     # not change them in sergeant-major (the kitty is taken before the contract)
     deltas = data["views"]["all"]["frames"]
-    assert all("hands" in f for f, s in zip(deltas, data["steps"]) if s["kind"] == "play")
-    assert not any("hands" in f for f, s in zip(deltas, data["steps"]) if s["kind"] == "contract")
+    steps = list(zip(deltas, data["steps"], strict=True))
+    assert all("hands" in f for f, s in steps if s["kind"] == "play")
+    assert not any("hands" in f for f, s in steps if s["kind"] == "contract")

@@ -36,7 +36,7 @@ def test_round_trip_every_preset(tmp_path, preset, suffix):
     assert h.end_reason == state.end_reason
     assert len(loaded.hands) == state.hand_number == loaded.result.hands
     # per hand: engine points and deals (by role), decisions = actions in order
-    for hr, pts, deal in zip(loaded.hands, state.hand_points, state.deals):
+    for hr, pts, deal in zip(loaded.hands, state.hand_points, state.deals, strict=True):
         assert tuple(hr.points) == pts
         for s in range(3):
             assert hr.dealt[s] == [card_str(c) for c in deal.hands[hr.roles[s]]]
@@ -56,7 +56,7 @@ def test_round_trip_every_preset(tmp_path, preset, suffix):
     text = render_text(loaded)
     hands = text.split("\n== Hand ")[1:]
     assert len(hands) == len(loaded.hands)
-    for chunk, hr in zip(hands, loaded.hands):
+    for chunk, hr in zip(hands, loaded.hands, strict=True):
         lines = [TRICK_LINE.match(x) for x in chunk.splitlines()]
         tricks = [m for m in lines if m]
         assert [int(m.group(1)) for m in tricks] == list(range(1, len(hr.tricks) + 1))
@@ -168,7 +168,7 @@ class _Strong:
 def test_twelve_trick_win_is_recorded(tmp_path):
     cfg = make_config("sergeant-major")
     rest = [c for c in range(52) if c >= 13 and c % 13 != 12]
-    deal = Deal((tuple(range(13)) + (25, 38, 51), tuple(rest[:16]), tuple(rest[16:32])),
+    deal = Deal(((*range(13), 25, 38, 51), tuple(rest[:16]), tuple(rest[16:32])),
                 tuple(rest[32:36]))
     result = play("sergeant-major", seed=1, hand_cap=5, deals={1: deal},
                   policies=[_Strong(), RandomPolicy(1), RandomPolicy(2)])

@@ -195,4 +195,4 @@ def test_header_rules_and_seed(tmp_path, clean_file):
 
 def test_not_a_record():
     with pytest.raises(RecordError):
-        verify_record("nope")  # type: ignore[arg-type]
+        verify_record("nope")  # type: ignore[arg-type]  # the wrong type is the test

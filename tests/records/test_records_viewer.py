@@ -19,6 +19,7 @@ from arena.records.verify import rules_of
 from arena.rules import card_str, parse_action, parse_card
 
 from .helpers import HOSTILE, FaultyPolicy, RandomPolicy, play
+from arena.rules.view import view_of
 
 SUIT = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 CARD_TEXT = re.compile(r"(?:10|[2-9JQKA])[\u2660\u2665\u2666\u2663]")
@@ -123,7 +124,8 @@ def assert_table_is(page, record, step: int) -> None:
     assert step_of_page(page) == step
     for s in range(3):
         assert seat_cards(page, s) == hand_cards(st, s), f"seat {s} at step {step}"
-    assert trick_shown(page) == [[s, card_str(c)] for s, c in zip(st.trick_seats, st.trick)]
+    assert trick_shown(page) == [[s, card_str(c)]
+                                 for s, c in zip(st.trick_seats, st.trick, strict=True)]
 
 
 def play_step(record, hand: int, trick: int, card: int) -> int:
@@ -201,7 +203,8 @@ def test_trick_history_lists_leaders_cards_and_winners(browser_page, sm, sm_page
     # mid-hand only the completed tricks are listed; a row click jumps to its trick
     mid = play_step(sm, 1, 6, 1)
     page.goto(sm_page.as_uri() + f"#step={mid}")
-    winners = page.eval_on_selector_all("#tricks li[data-step]", "es => es.map(e => +e.dataset.winner)")
+    winners = page.eval_on_selector_all("#tricks li[data-step]",
+                                        "es => es.map(e => +e.dataset.winner)")
     assert winners == [t.winner for t in hr.tricks[:5]]
     page.click("#tricks li[data-step]:nth-child(2)")
     assert_table_is_after_trick(page, sm, 1, 2, play_step(sm, 1, 2, 2))
@@ -231,7 +234,8 @@ def test_kitty_and_discards_per_perspective(browser_page, sm, sm_page):
         held = set(hr.dealt[seat]) | {e.card for e in hr.exchange if seat in (e.up, e.down)}
         hidden = (set(hr.kitty) | set(hr.discards)) - held - played
         assert hidden
-        dom_cards = set(page.eval_on_selector_all("[data-card]", "es => es.map(e => e.dataset.card)"))
+        dom_cards = set(page.eval_on_selector_all("[data-card]",
+                                                  "es => es.map(e => e.dataset.card)"))
         texts = set(CARD_TEXT.findall(page.inner_text("body")))
         assert not hidden & dom_cards and not {shown(c) for c in hidden} & texts
     # the hand's "dealt" step: in sergeant-major the declarer takes the kitty before any
@@ -279,9 +283,10 @@ def test_seat_switch_hides_the_other_hands(browser_page, sm, sm_page):
         assert step_of_page(page) == step            # switching keeps the step
         assert page.evaluate("location.hash") == f"#step={step}&view={me}"
         assert seat_cards(page, me) == hand_cards(st, me)
-        view = st.view(me)
+        view = view_of(st, me)
         known = {card_str(e.card) for e in view.exchange_events if e.card is not None}
-        dom_cards = set(page.eval_on_selector_all("[data-card]", "es => es.map(e => e.dataset.card)"))
+        dom_cards = set(page.eval_on_selector_all("[data-card]",
+                                                  "es => es.map(e => e.dataset.card)"))
         texts = set(CARD_TEXT.findall(page.inner_text("body")))
         for other in (s for s in range(3) if s != me):
             assert seat_cards(page, other) == ["??"] * len(hand_cards(st, other))
@@ -348,10 +353,11 @@ def test_keyboard_buttons_chart_and_hostile_names(browser_page, sm, sm_page):
     page.keyboard.press("End")
     last = sum(1 + len(hr.decisions) for hr in sm.hands) - 1
     assert step_of_page(page) == last
-    pts = ", ".join(f"{n} {p:+d}" for n, p in zip(HOSTILE, sm.hands[-1].points))
+    pts = ", ".join(f"{n} {p:+d}" for n, p in zip(HOSTILE, sm.hands[-1].points, strict=True))
     assert page.text_content("#caption").endswith(f"hand over: {pts}")
     # the score chart: one line per seat through every hand's score; the marker on the last hand
-    lines = page.eval_on_selector_all("#chart polyline", "es => es.map(e => e.getAttribute('points'))")
+    lines = page.eval_on_selector_all("#chart polyline",
+                                      "es => es.map(e => e.getAttribute('points'))")
     assert len(lines) == 3 and all(len(pts.split()) == len(sm.hands) + 1 for pts in lines)
     titles = page.eval_on_selector_all("#chart circle title", "es => es.map(e => e.textContent)")
     for s in range(3):

@@ -32,12 +32,12 @@ def test_overrides_apply_and_lists_are_accepted():
 
 
 def test_unknown_preset_names_the_valid_ones():
-    with pytest.raises(RulesConfigError, match="unknown preset 'bridge'.*sergeant-major.*blato"):
+    with pytest.raises(RulesConfigError, match=r"unknown preset 'bridge'.*sergeant-major.*blato"):
         make_config("bridge")
 
 
 def test_unknown_option_names_the_valid_ones():
-    with pytest.raises(RulesConfigError, match="unknown rule option 'trumps'.*no_trump"):
+    with pytest.raises(RulesConfigError, match=r"unknown rule option 'trumps'.*no_trump"):
         make_config(trumps=True)
 
 

@@ -254,8 +254,9 @@ EXTRA_HANDS = [
 def points_of(scores, earlier):
     """The hand points history (oldest first, this hand last) that leads from the oldest of
     ``earlier`` (scores after previous hands, most recent first) to ``scores``."""
-    chain = list(reversed(earlier)) + [scores]
-    return [tuple(y - x for x, y in zip(chain[i], chain[i + 1])) for i in range(len(earlier))]
+    chain = [*reversed(earlier), scores]
+    return [tuple(y - x for x, y in zip(chain[i], chain[i + 1], strict=True))
+            for i in range(len(earlier))]
 
 
 @pytest.mark.parametrize("example,rules,hand,scores,earlier,reason", EXTRA_HANDS,

@@ -9,11 +9,12 @@ from arena.rules import (IllegalActionError, MatchState, make_config, parse_acti
                          parse_card)
 
 from .helpers import act
+from arena.rules.view import view_of
 
 
 def snapshot(s: MatchState):
     return (s.hands[:], s.decision, s.current_seat, s.trick[:], s.discards[:], s.actions[:],
-            s.contract, s.scores[:], [v for v in (s.view(0), s.view(1), s.view(2))])
+            s.contract, s.scores[:], [v for v in (view_of(s, 0), view_of(s, 1), view_of(s, 2))])
 
 
 def check_rejected(s: MatchState, action, match: str):
@@ -89,7 +90,7 @@ def test_finished_match_rejects_everything():
 def test_view_of_bad_seat():
     s = MatchState.new(make_config(), seed=1)
     with pytest.raises(ValueError, match="seat must be 0, 1 or 2"):
-        s.view(3)
+        view_of(s, 3)
 
 
 def test_from_position_rejects_bad_arguments():
@@ -163,4 +164,4 @@ def test_from_position_rejects_bad_positions(kwargs):
 @pytest.mark.parametrize("seat", [True, False, -1, 3, None, 1.0, "1"])
 def test_views_only_of_seats_0_1_2(seat):
     with pytest.raises(ValueError, match="seat must be 0, 1 or 2"):
-        MatchState.new(make_config(), seed=1).view(seat)
+        view_of(MatchState.new(make_config(), seed=1), seat)

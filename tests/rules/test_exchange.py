@@ -6,6 +6,7 @@ from arena.rules import (Deal, Decision, IllegalActionError, MatchState, action_
                          make_config, parse_action)
 
 from .helpers import act, hand_text
+from arena.rules.view import view_of
 
 # W6: seat 1 (A, declarer S1 in six-contracts) up 2, seat 2 (B) down 2.
 W6_DEAL = Deal.parse(
@@ -30,9 +31,9 @@ def test_w6_pass_and_return_interactive():
         ("give", "3C", False), ("return", "AC", False),
         ("give", "4D", False), ("return", "4D", True)]
     # the talon comes after the exchange, shown to all
-    assert s.decision is Decision.DISCARD and s.view(0).kitty == W6_DEAL.kitty
+    assert s.decision is Decision.DISCARD and view_of(s, 0).kitty == W6_DEAL.kitty
     # the third player sees that exchanges happened and that a card came back, not the cards
-    seen = s.view(0).exchange_events
+    seen = view_of(s, 0).exchange_events
     assert [(e.kind, e.card, e.suit, e.came_back) for e in seen] == [
         ("give", None, None, False), ("return", None, None, False),
         ("give", None, None, False), ("return", None, None, True)]
@@ -47,8 +48,8 @@ def test_w6_pass_and_return_batch_blato():
     act(s, "trump:H")
     act(s, "give:1:3C")
     assert "3C" in hand_text(s, 2) and s.events == []       # chosen, not yet resolved
-    assert s.view(2).exchange.batch == ((1, parse_action("3C")),)
-    assert s.view(0).exchange.batch == () and s.view(0).exchange.batch_count == 1
+    assert view_of(s, 2).exchange.batch == ((1, parse_action("3C")),)
+    assert view_of(s, 0).exchange.batch == () and view_of(s, 0).exchange.batch_count == 1
     with pytest.raises(IllegalActionError):
         act(s, "give:1:3C")                                   # already in the batch
     act(s, "give:1:4D")
@@ -123,23 +124,24 @@ def test_w7_void_is_declared_and_not_used_up():
     assert s.decision is Decision.EXCHANGE_DEMAND and s.current_seat == 1
     assert [action_str(a) for a in s.legal_actions()] == ["demand:2:H", "demand:2:D",
                                                           "demand:2:C"]
-    ev = s.view(0).exchange_events[-1]
+    ev = view_of(s, 0).exchange_events[-1]
     assert (ev.kind, ev.down, action_str(60 + ev.suit)) == ("void", 2, "trump:S")  # public
     act(s, "demand:2:D")
     assert "9D" in hand_text(s, 1)
     act(s, "6S")
     assert s.legal_actions() == [parse_action(f"demand:2:{u}") for u in "SHDC"]  # reset
     # what the third player (seat 0) saw: demands with suits, no cards
-    seen = [(e.kind, e.suit, e.card) for e in s.view(0).exchange_events]
+    seen = [(e.kind, e.suit, e.card) for e in view_of(s, 0).exchange_events]
     assert seen == [("void", 0, None), ("demand", 2, None), ("give", None, None)]
-    mine = [(e.kind, action_str(e.card)) for e in s.view(2).exchange_events if e.card is not None]
+    mine = [(e.kind, action_str(e.card)) for e in view_of(s, 2).exchange_events
+            if e.card is not None]
     assert mine == [("demand", "9D"), ("give", "6S")]
 
 
 def test_w8_allocation_up_player_chooses_which_down_player():
     cfg = make_config()
     s = MatchState.from_position(cfg, seed=3, hand_number=2, dealer=0, prev_points=(3, -1, -2))
-    assert s.current_seat == 0 and s.x.down_left == [0, 1, 2]
+    assert s.current_seat == 0 and s.exchange.down_left == [0, 1, 2]
     assert {action_str(a)[:8] for a in s.legal_actions()} == {"demand:1", "demand:2"}
     settled = {1: 0, 2: 0}
     while s.decision in (Decision.EXCHANGE_DEMAND, Decision.EXCHANGE_GIVE):
@@ -180,7 +182,7 @@ def test_sergeant_exchange_order(prev, dealer, order):
     from arena.rules.exchange import up_order
     s = MatchState.from_position(make_config(), seed=1, hand_number=2, dealer=dealer,
                                  prev_points=prev)
-    assert up_order(s, prev) == order and s.current_seat == order[0]
+    assert up_order(s.cfg, prev, s.roles, s.targets) == order and s.current_seat == order[0]
 
 
 def test_six_contracts_higher_current_target_first():
@@ -188,7 +190,7 @@ def test_six_contracts_higher_current_target_first():
     # dealer 0: targets seat0 3, seat1 8, seat2 5; ups seat 0 (+2) and seat 2 (+1)
     s = MatchState.from_position(make_config("six-contracts"), seed=1, hand_number=2,
                                  dealer=0, prev_points=(2, -3, 1))
-    assert up_order(s, (2, -3, 1)) == [2, 0]
+    assert up_order(s.cfg, (2, -3, 1), s.roles, s.targets) == [2, 0]
 
 
 def test_exchange_moves_exactly_the_owed_number_of_cards():
@@ -201,7 +203,7 @@ def test_exchange_moves_exactly_the_owed_number_of_cards():
                                          dealer=seed % 3, prev_points=prev)
             if s.decision is Decision.CONTRACT:
                 s.apply(s.legal_actions()[0])    # a trump contract where it comes first
-            while s.x is not None:
+            while s.exchange is not None:
                 legal = [a for a in s.legal_actions() if a != 99]
                 s.apply(rng.choice(legal))
             moved_to_up = sum(e.kind in ("demand", "return") for e in s.events)
@@ -215,7 +217,7 @@ def test_views_list_the_cards_each_seat_gave_and_received():
     s = MatchState.from_position(make_config(), deal=W7_DEAL, hand_number=2, dealer=0,
                                  prev_points=(0, 2, -2))
     act(s, "demand:2:H", "6S", "demand:2:D", "5S")
-    up, down, third = s.view(1), s.view(2), s.view(0)
+    up, down, third = view_of(s, 1), view_of(s, 2), view_of(s, 0)
     assert [action_str(c) for c in up.cards_received()] == ["QH", "9D"]
     assert [action_str(c) for c in up.cards_given()] == ["6S", "5S"]
     assert [action_str(c) for c in down.cards_given()] == ["QH", "9D"]
@@ -235,7 +237,7 @@ def test_demand_suit_with_exchange_optional_may_stop_at_a_demand():
     assert "stop" not in [action_str(a) for a in s.legal_actions()]   # must give back
     act(s, "2S", "stop")
     assert s.decision is Decision.CONTRACT                             # the second card lapsed
-    assert [(e.kind, e.up) for e in s.view(2).exchange_events] == [
+    assert [(e.kind, e.up) for e in view_of(s, 2).exchange_events] == [
         ("demand", 1), ("give", 1), ("stop", 1)]
     s = MatchState.from_position(cfg, deal=W7_DEAL, hand_number=2, dealer=0,
                                  prev_points=(0, 2, -2))

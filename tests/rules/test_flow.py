@@ -6,6 +6,7 @@ from arena.rules import (Deal, Decision, MatchState, action_str, make_config, pa
                          parse_card)
 
 from .helpers import act, first_legal, hand_text, play_random
+from arena.rules.view import view_of
 
 # W9 deal (sergeant-major, seat 0 deals hand 1: S0 = seat 0, S1 = seat 1, S2 = seat 2)
 W9_DEAL = Deal.parse(
@@ -99,13 +100,13 @@ def test_w13_six_contracts_seating():
     s = MatchState.new(make_config("six-contracts"), seed=4)
     # dealer A = seat 0; clockwise A -> B -> C: B declares (8), C needs 5, A needs 3
     assert (s.dealer, s.declarer, s.targets) == (0, 1, (3, 8, 5))
-    v = s.view(1)
+    v = view_of(s, 1)
     assert len(v.hand) == 6 and v.hidden_own == 10 and v.hand_sizes[1] == 16
     assert set(v.hand) == set(s.deals[0].hands[1][:6])            # his first 6 dealt cards
     act(s, "trump:S")
-    assert len(s.view(1).hand) == 20 and s.view(1).hidden_own == 0   # hand 1: no exchange
+    assert len(view_of(s, 1).hand) == 20 and view_of(s, 1).hidden_own == 0   # hand 1: no exchange
     # no exchange in hand 1: talon shown to all, declarer discards 4, then leads
-    assert s.kitty_taken and s.view(2).kitty == s.deals[0].kitty
+    assert s.kitty_taken and view_of(s, 2).kitty == s.deals[0].kitty
     for _ in range(4):
         s.apply(s.legal_actions()[0])
     assert (s.decision, s.current_seat) == (Decision.PLAY, 1)
@@ -130,18 +131,18 @@ def test_blato_is_counterclockwise_declarer_leads():
 
 def test_sergeant_kitty_hidden_but_shown_to_the_declarer():
     s = MatchState.new(make_config(), seed=8)
-    assert s.view(0).kitty == s.deals[0].kitty and s.view(1).kitty is None
-    assert len(s.view(0).hand) == 20
+    assert view_of(s, 0).kitty == s.deals[0].kitty and view_of(s, 1).kitty is None
+    assert len(view_of(s, 0).hand) == 20
     act(s, "trump:D")
     for _ in range(4):
         s.apply(s.legal_actions()[0])
-    assert len(s.view(0).discards) == 4 and s.view(1).discards == ()
-    assert s.view(1).discard_count == 4
+    assert len(view_of(s, 0).discards) == 4 and view_of(s, 1).discards == ()
+    assert view_of(s, 1).discard_count == 4
 
 
 def test_six_three_eight_has_no_kitty_and_17_tricks():
     s = MatchState.new(make_config("six-three-eight"), seed=2)
-    assert s.decision is Decision.CONTRACT and len(s.view(0).hand) == 17
+    assert s.decision is Decision.CONTRACT and len(view_of(s, 0).hand) == 17
     act(s, "trump:C")
     assert s.decision is Decision.PLAY
     while s.hand_number == 1:

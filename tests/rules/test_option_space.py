@@ -27,6 +27,7 @@ from arena.rules.scoring import end_reason
 
 from .seen import SeenCards, cards_named
 from .strategies import accepted_configs, option_overrides
+from arena.rules.view import view_of
 
 QUICK = settings(max_examples=120, deadline=None, database=None,
                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
@@ -43,7 +44,7 @@ def test_every_combination_is_accepted_or_rejected_with_a_clear_error(drawn):
     except RulesConfigError as exc:
         text = str(exc)
         assert "\n" not in text
-        assert any(name in text for name in OPTION_NAMES + ("deck",)), text
+        assert any(name in text for name in (*OPTION_NAMES, "deck")), text
         return
     assert all(getattr(cfg, k) == (tuple(v) if isinstance(v, list) else v)
                for k, v in opts.items())
@@ -61,7 +62,7 @@ def _check_no_leak(cfg, seed: int, play_seed: int, sample_every: int) -> None:
         legal = s.legal_actions()
         assert legal and legal == sorted(set(legal))
         for seat in range(3):
-            v = s.view(seat)
+            v = view_of(s, seat)
             leak = cards_named(v) & ~seen.seen[seat]
             assert not leak, (f"seat {seat} is shown cards it has not seen: {leak:#x}", v)
             if seat == s.current_seat:
@@ -69,7 +70,7 @@ def _check_no_leak(cfg, seed: int, play_seed: int, sample_every: int) -> None:
             else:
                 assert v.legal_actions == ()
             if step % sample_every == 0:
-                assert sample_state(v, rng).view(seat) == v
+                assert view_of(sample_state(v, rng), seat) == v
         s.apply(rng.choice(legal))
         seen.update(s)
         step += 1
@@ -94,7 +95,7 @@ def test_the_leak_oracle_flags_a_card_shown_too_early():
     s = MatchState.new(make_config("six-contracts"), seed=3)
     assert s.decision is Decision.CONTRACT
     seen = SeenCards(s)
-    v = s.view(s.declarer)
+    v = view_of(s, s.declarer)
     assert cards_named(v) & ~seen.seen[s.declarer] == 0
     whole = v.__class__(**{**{f: getattr(v, f) for f in v.__slots__},
                            "hand": tuple(sorted(s.deals[0].hands[1]))})
@@ -196,7 +197,7 @@ def test_end_reason_agrees_with_the_hand_by_hand_oracle(cfg, seq):
     against :func:`expected_end`, over score sequences full of ties."""
     scores, points, hands = (0, 0, 0), [], []
     for n, (pts, tricks, contract) in enumerate(seq, 1):
-        scores = tuple(x + p for x, p in zip(scores, pts))
+        scores = tuple(x + p for x, p in zip(scores, pts, strict=True))
         points.append(pts)
         hands.append(_Hand(n, scores, contract, tricks))
         got = end_reason(cfg, n, scores, tricks, contract == 5, points)

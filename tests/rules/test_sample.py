@@ -8,6 +8,7 @@ from arena.rules import Decision, MatchState, RulesError, make_config
 from arena.rules.sample import sample_state
 
 from .helpers import act
+from arena.rules.view import view_of
 
 
 def play_until(s: MatchState, rng: random.Random, pred, limit: int = 2000) -> bool:
@@ -22,20 +23,20 @@ def test_sampled_state_keeps_own_cards_and_public_facts():
     s = MatchState.new(make_config(), seed=2)
     rng = random.Random(0)
     play_until(s, rng, lambda t: t.decision is Decision.PLAY and len(t.tricks) == 5)
-    v = s.view(1)
+    v = view_of(s, 1)
     for _ in range(20):
         t = sample_state(v, rng)
         assert t.hands[1] == s.hands[1]
         assert t.tricks == s.tricks and t.scores == s.scores and t.contract == s.contract
         assert [bin(h).count("1") for h in t.hands] == [bin(h).count("1") for h in s.hands]
-        assert t.view(1) == v
+        assert view_of(t, 1) == v
 
 
 def test_hidden_cards_are_redrawn():
     s = MatchState.new(make_config(), seed=2)
     rng = random.Random(1)
     play_until(s, rng, lambda t: t.decision is Decision.PLAY)
-    v = s.view(1)
+    v = view_of(s, 1)
     draws = {sample_state(v, rng).hands[2] for _ in range(20)}
     assert len(draws) > 10
 
@@ -57,7 +58,7 @@ def test_shown_voids_are_respected():
                                for cards in [tr.cards] for seat, c in cards[1:]
                                if c // 13 != cards[0][1] // 13)
         viewer = next(x for x in range(3) if x != void_seat)
-        v = s.view(viewer)
+        v = view_of(s, viewer)
         for _ in range(30):
             t = sample_state(v, rng)
             assert t.hands[void_seat] & (0x1FFF << (13 * suit)) == 0
@@ -74,7 +75,7 @@ def test_sampled_state_plays_to_the_end_in_every_preset():
                 s.apply(rng.choice(s.legal_actions()))
             if s.finished:
                 break
-            t = sample_state(s.view(s.current_seat), rng)
+            t = sample_state(view_of(s, s.current_seat), rng)
             assert t.legal_actions() == s.legal_actions()
             while not t.finished:
                 t.apply(rng.choice(t.legal_actions()))
@@ -87,4 +88,4 @@ def test_finished_match_cannot_be_sampled():
     while not s.finished:
         s.apply(rng.choice(s.legal_actions()))
     with pytest.raises(RulesError, match="finished"):
-        sample_state(s.view(0), rng)
+        sample_state(view_of(s, 0), rng)

@@ -30,9 +30,10 @@ def free_port() -> int:
 def attack_config(tmp: Path, script: str, mode: str, *, env: dict[str, str] | None = None,
                   concurrency: int = 1, port: int | None = None, memory_mib: int = 128,
                   processes: int = 32, max_crashes: int = 2, cpu_s: int = 60,
-                  time_ms: int = 3000) -> str:
+                  time_ms: int = 3000, sandbox: str = "") -> str:
     """A 3-bot tournament (6 matches of 1 hand): ``attacker`` runs ``bots/<script>`` from its
-    own directory, ``victim`` (a random bot) has ``secret.txt`` in its directory."""
+    own directory, ``victim`` (a random bot) has ``secret.txt`` in its directory. ``sandbox``:
+    more lines of the ``[sandbox]`` section."""
     attacker = tmp / "bots" / "attacker"
     victim = tmp / "bots" / "victim"
     for d in (attacker, victim):
@@ -48,7 +49,7 @@ def attack_config(tmp: Path, script: str, mode: str, *, env: dict[str, str] | No
             f"[faults]\nmax_crashes = {max_crashes}\nregister_timeout_s = 20\n"
             f'[server]\nbind = "127.0.0.1:{port or 0}"\n'
             f'[sandbox]\nmode = "{mode}"\nmemory_mib = {memory_mib}\n'
-            f"processes = {processes}\ncpu_s_per_match = {cpu_s}\n"
+            f"processes = {processes}\ncpu_s_per_match = {cpu_s}\n{sandbox}"
             f'[[bots]]\nname = "attacker"\ncommand = ["{{python}}", "{script}"]\n'
             f"cwd = {json.dumps(str(attacker))}\nenv = {_inline(env)}\n"
             f'[[bots]]\nname = "victim"\ncommand = ["{{python}}", "-m", "sample_bots.random_bot"]\n'

@@ -115,7 +115,7 @@ def test_grandchild_is_gone_when_the_slot_ends(tmp_path, capfd) -> None:
     mark = f"{4000 + uuid.uuid4().int % 1000}.{uuid.uuid4().int % 10**6}"
     text = attack_config(tmp_path, "grandchild.py", "bwrap",
                          env={"GRANDCHILD_MARK": mark})
-    outcome, err, log, results = play(tmp_path, text, capfd)
+    outcome, _err, log, results = play(tmp_path, text, capfd)
     assert outcome.played_now == 6
     assert "\nATTACK SUCCEEDED: grandchild started" in log      # it ran, inside the sandbox
     assert not any(attacker_forfeits(results))
@@ -142,6 +142,15 @@ def test_grandchild_dies_with_a_sigkilled_arena(tmp_path) -> None:
             os.kill(pid, signal.SIGKILL)
         if arena.poll() is None:
             arena.kill()
+    # the killed arena's pids cgroups are removed by the next arena that looks for its own
+    from arena.sandbox import pidlimit
+    left = [b for b in pidlimit.candidates() if (b / f"arena358-{arena.pid}").is_dir()]
+    groups = pidlimit.find()
+    if groups is not None:
+        assert left == [groups.base]          # it had one, left behind by the SIGKILL
+        groups.close()
+        assert not (groups.base / f"arena358-{arena.pid}").exists()
+        assert not groups.path.exists()
 
 
 # ----- the same bots without the sandbox: what it prevents -------------------------------------
@@ -158,7 +167,7 @@ def test_attack_succeeds_without_the_sandbox(tmp_path, capfd, monkeypatch, scrip
                                              shows) -> None:
     monkeypatch.setenv("ARENA_TEST_SECRET", "arena-secret")
     text = attack_config(tmp_path, script, "none", port=free_port(), env=env)
-    outcome, err, log, results = play(tmp_path, text, capfd)
+    outcome, err, log, _results = play(tmp_path, text, capfd)
     assert "sandbox: none" in err
     assert outcome.played_now == 6
     assert succeeded(log) and shows in log, log[-2000:]
@@ -172,7 +181,7 @@ def test_grandchild_is_ended_without_the_sandbox_too(tmp_path, capfd) -> None:
     mark = f"{6000 + uuid.uuid4().int % 1000}.{uuid.uuid4().int % 10**6}"
     text = attack_config(tmp_path, "grandchild.py", "none", env={"GRANDCHILD_MARK": mark})
     try:
-        outcome, err, log, results = play(tmp_path, text, capfd)
+        outcome, _err, _log, _results = play(tmp_path, text, capfd)
         assert outcome.played_now == 6
         assert wait_until(lambda: not processes_with_arg(mark), 10), processes_with_arg(mark)
     finally:
@@ -191,3 +200,130 @@ def test_per_bot_mode_overrides_the_tournament(tmp_path, capfd) -> None:
     assert not any(attacker_forfeits(results))
     rows = {r.bot: r for r in outcome.standings.rows}
     assert all(rows[n].peak_mib is not None for n in ("attacker", "victim", "random"))
+
+
+# ----- the per-process limits and the scratch directory (issue 13) ----------------------------
+@needs_bwrap
+@pytest.mark.parametrize("script,sandbox,env,error,limit", [
+    ("open_files.py", "open_files = 64\n", {}, "Too many open files",
+     "open files limit 64 reached"),
+    ("file_size.py", "file_size_mib = 2\n", {"WRITE_MIB": "8"}, "File too large",
+     "file size limit 2 MiB reached"),
+])
+def test_per_process_limit_is_named(tmp_path, capfd, script, sandbox, env, error,
+                                    limit) -> None:
+    """The kernel refuses the descriptor / the write past the limit; the bot dies of it in a
+    decision, the fault is reported by the limit's name, and the tournament completes."""
+    text = attack_config(tmp_path, script, "bwrap", max_crashes=2, sandbox=sandbox,
+                         env={"ATTACK_WHEN": "decide", "ATTACK_FAIL": "exit", **env})
+    outcome, err, log, results = play(tmp_path, text, capfd)
+    assert outcome.played_now == 6 == outcome.scheduled
+    assert not succeeded(log) and error in log, log[-2000:]
+    assert f"bot 'attacker' stopped: {limit}" in err, err[-3000:]
+    assert "registered from" not in err    # sandboxed registrations over the socket: traced
+    # its seat forfeits every match (the match it died in records the closed stream: the
+    # arena sees the stream end before the process's exit status is read)
+    assert all(attacker_forfeits(results))
+    assert all(not r.forfeited[i] for r in results for i, n in enumerate(r.seats)
+               if n != "attacker")
+
+
+def test_per_process_limits_are_absent_without_the_sandbox(tmp_path, capfd) -> None:
+    for script, env, shows in [("open_files.py", {"FILES_CAP": "300"}, "holds 300 open"),
+                               ("file_size.py", {"WRITE_MIB": "8"}, "wrote 8 MiB")]:
+        d = tmp_path / script
+        scratch = d / "scratch"
+        scratch.mkdir(parents=True)
+        text = attack_config(d, script, "none", sandbox="open_files = 64\nfile_size_mib = 2\n",
+                             env={"ATTACK_WHEN": "decide", "TMPDIR": str(scratch), **env})
+        outcome, _err, log, _results = play(d, text, capfd)
+        assert outcome.played_now == 6 and succeeded(log) and shows in log, log[-2000:]
+
+
+def _roots_holding(name: str) -> list[int]:
+    """PIDs of the processes whose /tmp holds ``name`` (seen through /proc/PID/root)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and os.path.exists(f"/proc/{entry}/root/tmp/{name}"):
+            found.append(int(entry))
+    return found
+
+
+@needs_bwrap
+def test_scratch_is_private_per_process_and_removed(tmp_path, capfd) -> None:
+    """Two concurrent instances of the bot write in their scratch /tmp: each file is there
+    for its own sandbox only (not the host's /tmp, not the other instance's), and is gone
+    with the sandbox."""
+    mark = uuid.uuid4().hex[:10]
+    text = attack_config(tmp_path, "scratch.py", "bwrap", concurrency=2,
+                         env={"ATTACK_WHEN": "decide", "SCRATCH_MARK": mark,
+                              "SCRATCH_HOLD_S": "2"}, time_ms=10_000)
+    log_path = tmp_path / "out" / "logs" / "attacker.log"
+    seen: dict[str, set[int]] = {}
+
+    async def watch() -> None:
+        while True:
+            text = log_path.read_text() if log_path.exists() else ""
+            for tag in re.findall(r"^scratch file (\S+) written$", text, re.M):
+                if tag not in seen:
+                    seen[tag] = set(await asyncio.to_thread(_roots_holding, tag))
+            await asyncio.sleep(0.05)
+
+    async def main():
+        watcher = asyncio.ensure_future(watch())
+        try:
+            return await asyncio.wait_for(run_tournament(parse_config(text, "t.toml"),
+                                                         tmp_path / "out"), 120)
+        finally:
+            watcher.cancel()
+
+    outcome = asyncio.run(main())
+    log = log_path.read_text()
+    assert outcome.played_now == 6
+    writes = re.findall(r"^ATTACK SUCCEEDED: scratch /tmp wrote (\S+); others: (.*)$", log,
+                        re.M)
+    assert len(writes) >= 2, log[-2000:]              # at least two instances wrote
+    assert all(others == "[]" for _, others in writes)   # none saw another's file
+    assert len(seen) >= 2 and all(seen.values()), seen   # each seen from outside, in its box
+    groups = list(seen.values())
+    assert all(a.isdisjoint(b) for i, a in enumerate(groups) for b in groups[i + 1:])
+    assert not any(os.path.exists(f"/tmp/{t}") for t in seen)   # not the host's /tmp
+    assert not any(_roots_holding(t) for t in seen)              # gone with the sandbox
+    assert "scratch-" not in " ".join(os.listdir(tmp_path / "out"))
+
+
+def _kernel_limits_processes() -> bool:
+    from arena.sandbox import pidlimit
+    groups = pidlimit.find()
+    if groups is not None:
+        groups.close()
+        return True
+    return os.geteuid() != 0          # RLIMIT_NPROC binds a non-root arena's bots
+
+
+@needs_bwrap
+@pytest.mark.skipif(not _kernel_limits_processes(),
+                    reason="the arena runs as root and no pids cgroup is writable here")
+def test_fork_bomb_is_refused_by_the_kernel(tmp_path, capfd, monkeypatch) -> None:
+    """The process limit holds between two /proc readings, for root too: with the reading
+    turned off (one reading an hour), the kernel refuses the bomb's forks at the limit; the
+    refusals name the fault; the tournament completes."""
+    from arena.sandbox import launch
+    monkeypatch.setattr(launch, "TICK_S", 3600.0)
+    text = attack_config(tmp_path, "fork_bomb.py", "bwrap", max_crashes=1, processes=32,
+                         env={"ATTACK_WHEN": "decide", "ATTACK_FAIL": "exit",
+                              "FORK_CAP": "400", "FORK_HOLD_S": "1"}, time_ms=30_000)
+    outcome, err, log, results = play(tmp_path, text, capfd)
+    assert outcome.played_now == 6 == outcome.scheduled
+    assert not succeeded(log)
+    # refused by the kernel: a fork of the bomb, or a thread its gRPC runtime wanted (the
+    # bot's threads count too); never more than the limit
+    made = [int(n) for n in re.findall(r"^ATTACK BLOCKED: fork refused after (\d+) processes",
+                                       log, re.M)]
+    assert all(n < 32 for n in made), made
+    assert made or "pthread_create failed: Resource temporarily unavailable" in log, log[-2000:]
+    assert "bot 'attacker' stopped: process limit 32 reached" in err
+    assert all(attacker_forfeits(results))
+    assert all(not r.forfeited[i] for r in results for i, n in enumerate(r.seats)
+               if n != "attacker")
+    assert not [d for d in os.listdir("/sys/fs/cgroup/pids") if d == f"arena358-{os.getpid()}"]

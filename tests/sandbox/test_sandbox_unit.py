@@ -133,15 +133,15 @@ def test_a_real_sandbox_sees_almost_nothing(tmp_path) -> None:
         "import os, socket\n"
         "print('own', open('mine.txt').read())\n"
         "print('procs', sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))\n"
-        "for path in [%r, '/root/.bashrc', '/etc/shadow']:\n"
+        f"for path in [{str(tmp_path / 'other.txt')!r}, '/root/.bashrc', '/etc/shadow']:\n"
         "    try: open(path).read(); print('READ', path)\n"
         "    except OSError as e: print('denied', type(e).__name__)\n"
         "try: open('new.txt', 'w'); print('WROTE')\n"
         "except OSError as e: print('readonly', e.errno)\n"
         "open('/tmp/scratch', 'w').write('x'); print('scratch ok')\n"
         "s = socket.socket(); print('tcp', s.connect_ex(('127.0.0.1', 22)))\n"
-        "print('env', sorted(os.environ))\n" % str(tmp_path / "other.txt"))
-    argv = bwrap_argv("bwrap", inner_prefix(SandboxConfig()) + [sys.executable, "-c", probe],
+        "print('env', sorted(os.environ))\n")
+    argv = bwrap_argv("bwrap", [*inner_prefix(SandboxConfig()), sys.executable, "-c", probe],
                       cwd=str(bot), socket=None)
     run = subprocess.run(argv, env={"PATH": "/usr/bin:/bin", "ONLY": "1"}, capture_output=True,
                          text=True, timeout=30)

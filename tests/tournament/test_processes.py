@@ -21,6 +21,7 @@ from arena.tournament.reaper import INSTANCE_ENV, ProcessRecord, find_leftovers,
 from arena.tournament.runner import run_tournament
 
 from .helpers import bot_block, config_text, new_tag, tagged_processes, wait_no_processes
+import contextlib
 
 pytestmark = pytest.mark.e2e
 
@@ -76,10 +77,8 @@ def test_token_only_in_the_environment_and_placeholders_still_work(tmp_path):
 
     def inspect(_match) -> None:
         for pid in tagged_processes(tag):
-            try:
+            with contextlib.suppress(OSError):
                 seen.append((_cmdline(pid), _environ(pid)))
-            except OSError:
-                pass
 
     from arena.tournament.config import parse_config
     outcome = asyncio.run(run_tournament(parse_config(text), tmp_path, progress=False,
@@ -146,9 +145,9 @@ def test_kill_9_of_the_arena_at_random_moments_leaves_no_bot_process(tmp_path):
         delay = rng.uniform(low, high)
         try:
             if wait_for == "process":
-                assert _wait_for(lambda: tagged_processes(tag), 60)
+                assert _wait_for(lambda t=tag: tagged_processes(t), 60)
             elif wait_for == "children":
-                assert _wait_for(lambda: _snapshot(tag)[1], 60)
+                assert _wait_for(lambda t=tag: _snapshot(t)[1], 60)
             time.sleep(delay)
             seen, kids = _snapshot(tag)
             os.kill(arena.pid, signal.SIGKILL)

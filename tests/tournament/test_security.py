@@ -82,3 +82,61 @@ def test_registration_from_another_process_and_second_connection_are_warnings(tm
     log = (tmp_path / "o" / "logs" / "late.log").read_text()
     assert "ALREADY_CONNECTED" in log and "ended: exit status 3" in log
     assert wait_no_processes(tag) == [] and wait_no_processes(thief_tag) == []
+
+
+def test_registration_over_the_unix_socket_is_traced(tmp_path):
+    """A thief that read a spawned bot's token and address registers over the arena's Unix
+    socket first: the kernel's SO_PEERCRED names it; the spawned bots' own registrations over
+    the same socket raise no warning."""
+    tag, thief_tag = new_tag(), new_tag()
+    flag = tmp_path / "flag"
+    late = ["sh", "-c", f'while [ ! -e {flag} ]; do sleep 0.05; done; '
+            'exec {python} -m sample_bots.random_bot "$@"', "late"]
+    (tmp_path / "t.toml").write_text(config_text(None, tag=tag, bots=2, deals=3, hand_cap=2)
+                                     + bot_block("late", late, tag))
+    err_path = tmp_path / "err.txt"
+    with open(err_path, "wb") as err:
+        arena = subprocess.Popen([sys.executable, "-m", "arena.cli", "run",
+                                  str(tmp_path / "t.toml"), "--out", str(tmp_path / "o"),
+                                  "--quiet"], stdout=subprocess.DEVNULL, stderr=err,
+                                 start_new_session=True)
+    thief = None
+    try:
+        deadline = time.monotonic() + 30
+        env = None
+        while env is None and time.monotonic() < deadline:
+            for pid in tagged_processes(tag):
+                try:
+                    if str(flag).encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                        env = _environ(pid)
+                        break
+                except OSError:
+                    pass
+            time.sleep(0.05)
+        assert env is not None, "the late bot never started"
+        address = env["ARENA_ADDRESS"]
+        assert address.startswith("unix:/")
+        thief = subprocess.Popen(
+            [sys.executable, "-m", "sample_bots.random_bot", "--arena", address],
+            env={**os.environ, "ARENA_TOKEN": env["ARENA_TOKEN"], "ARENA_TEST_TAG": thief_tag},
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        while "registered from" not in err_path.read_text() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        flag.touch()
+        assert arena.wait(120) == 0
+        assert thief.wait(20) == 0
+    finally:
+        for p in (arena, thief):
+            if p is not None and p.poll() is None:
+                os.killpg(p.pid, 9)
+                p.wait()
+    text = err_path.read_text()
+    assert re.search(
+        r"arena: WARNING: bot 'late' registered from unix:, but not from the process the "
+        r"arena started for it: it came over the arena's Unix socket, from process "
+        rf"{thief.pid} \(\S+ -m sample_bots\.random_bot --arena unix:/\S+\)\. Its token has "
+        r"leaked", text), text
+    assert text.count("registered from") == 1, text      # the other bots: traced, no warning
+    assert re.search(r"arena: WARNING: a second connection \(unix:\S*\) used the "
+                     r"token of a bot that is already connected; it was refused", text), text
+    assert wait_no_processes(tag) == [] and wait_no_processes(thief_tag) == []

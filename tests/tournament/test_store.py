@@ -181,10 +181,9 @@ def test_damaged_schedule_row_is_named(tmp_path, column, value, expected):
         con.execute("DELETE FROM results WHERE match_id = ?", (ids[3],))
         con.execute(f"UPDATE schedule SET {column} = {value} WHERE match_id = ?", (ids[3],))
     con.close()
-    with Store(tmp_path / "results.sqlite") as store:
-        with pytest.raises(StoreError, match=f"scheduled match '{ids[3]}' is damaged "
-                                             rf"\({expected}"):
-            store.pending()
+    with Store(tmp_path / "results.sqlite") as store, pytest.raises(
+            StoreError, match=f"scheduled match '{ids[3]}' is damaged " rf"\({expected}"):
+        store.pending()
 
 
 @pytest.mark.e2e

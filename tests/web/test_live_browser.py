@@ -22,11 +22,11 @@ NO_WEB = "the web extra is not installed (python3 -m pip install -e '.[web]')"
 pytest.importorskip("starlette", reason=NO_WEB)
 pytest.importorskip("uvicorn", reason=NO_WEB)
 
-from arena.tournament.store import open_existing
-from tests.records.browser import find_chromium, playwright_browser, playwright_missing
-from tests.tournament.helpers import new_tag, wait_no_processes
+from arena.tournament.store import open_existing  # noqa: E402 (after the importorskip)
+from tests.records.browser import find_chromium, playwright_browser, playwright_missing  # noqa: E402 (after the importorskip)
+from tests.tournament.helpers import new_tag, wait_no_processes  # noqa: E402 (after the importorskip)
 
-from .helpers import HOSTILE, read_url, web_config
+from .helpers import HOSTILE, read_url, web_config  # noqa: E402 (after the importorskip)
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e]
 
@@ -137,3 +137,77 @@ def test_live_page_in_a_browser(tmp_path):
     allowed = [p for t, p in problems
                if outage - 1 <= t <= back + 1 and "ERR_CONNECTION_REFUSED" in p]
     assert [p for _, p in problems if p not in allowed] == []
+
+
+def test_serve_shows_the_matches_in_flight_of_an_arena_in_another_process(tmp_path):
+    """``arena run`` (no page) in one process, ``arena serve`` on its directory in another:
+    the page shows the matches in flight from the arena's journal (``OUT/live/``) with their
+    cards appearing as they are played, and each standings update within 2 s of its match
+    ending; when the run is over no match is left in flight and the journal is empty."""
+    why = playwright_missing()
+    if why:
+        pytest.skip(why)
+    tag = new_tag()
+    cfg = tmp_path / "web.toml"
+    cfg.write_text(web_config(tag, sleep_ms=100))
+    out = tmp_path / "out"
+    run = _arena("run", str(cfg), "--out", str(out), "--quiet")
+    serve = None
+    pw, browser = playwright_browser(find_chromium())
+    problems: list[str] = []
+    try:
+        deadline = time.monotonic() + 60
+        while not (out / "results.sqlite").exists():
+            assert time.monotonic() < deadline and run.poll() is None
+            time.sleep(0.1)
+        serve = _arena("serve", str(out), "--port", "0")
+        url = read_url(serve)
+        page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
+        page.on("console", lambda m: problems.append(f"{m.type}: {m.text}")
+                if m.type in ("error", "warning") else None)
+        page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+        page.on("dialog", lambda d: (problems.append(f"dialog {d.message}"), d.dismiss()))
+        page.goto(url)
+        page.evaluate("""() => { window.seen = {}; window.cards = new Set();
+            new MutationObserver(() => { const d = document.body.dataset.done;
+              if (d && !(d in window.seen)) window.seen[d] = Date.now(); })
+            .observe(document.body, {attributes: true, attributeFilter: ['data-done']});
+            new MutationObserver(() => document.querySelectorAll(
+                '#inflight .match .trick .card').forEach(c => window.cards.add(c.textContent)))
+            .observe(document.getElementById('inflight'), {childList: true, subtree: true}); }""")
+        assert "read-only view" in page.locator(".mode").text_content()
+
+        # a match in flight, run by the other process, advances on the page
+        page.wait_for_selector("#inflight .match .moves li", timeout=60_000)
+        first = page.locator("#inflight .match .status").first.text_content()
+        page.wait_for_function(
+            "s => { const e = document.querySelector('#inflight .match .status');"
+            " return e && e.textContent !== s; }", arg=first, timeout=20_000)
+        names = page.locator("#inflight .match strong").first.text_content()
+        assert all(n in names for n in (*HOSTILE, "slow")), names   # as text
+        assert page.locator("img").count() == 0
+
+        assert run.wait(timeout=240) == 0, run.stderr.read()
+        assert wait_no_processes(tag) == []
+        ended = _ended_ms(out)
+        assert len(ended) == 6
+        page.wait_for_function("document.body.dataset.done === '6'", timeout=10_000)
+        seen = page.evaluate("window.seen")
+        late = {k: v - ended[int(k) - 1] for k, v in seen.items()
+                if int(k) >= 2 and v - ended[int(k) - 1] > 2000}
+        assert len([k for k in seen if int(k) >= 2]) >= 3, seen
+        assert late == {}, late
+        # cards were shown as played (several tricks' worth, "<seat name>: <card>")
+        cards = page.evaluate("Array.from(window.cards)")
+        assert len(cards) >= 6 and all(": " in c for c in cards), cards
+        page.wait_for_function("document.querySelector('#inflight').textContent"
+                               ".includes('No match in flight.')", timeout=10_000)
+        assert list((out / "live").iterdir()) == []
+    finally:
+        browser.close()
+        pw.stop()
+        for proc in (run, serve):
+            if proc is not None and proc.poll() is None:
+                proc.terminate()
+                proc.wait(timeout=30)
+    assert problems == []

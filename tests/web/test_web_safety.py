@@ -19,15 +19,15 @@ NO_WEB = "the web extra is not installed (python3 -m pip install -e '.[web]')"
 pytest.importorskip("starlette", reason=NO_WEB)
 pytest.importorskip("uvicorn", reason=NO_WEB)
 
-from arena.tournament.config import parse_config
-from arena.tournament.runner import run_tournament
-from arena.tournament.standings import HEADERS
-from arena.web.app import WebServer, create_app, keep_fresh, parse_web_address
-from arena.web.state import LiveState
-from arena.events import EventBus
-from tests.tournament.helpers import new_tag, wait_no_processes
+from arena.tournament.config import parse_config  # noqa: E402 (after the importorskip)
+from arena.tournament.runner import run_tournament  # noqa: E402 (after the importorskip)
+from arena.tournament.standings import HEADERS  # noqa: E402 (after the importorskip)
+from arena.web.app import WebServer, create_app, keep_fresh, parse_web_address  # noqa: E402 (after the importorskip)
+from arena.web.state import LiveState  # noqa: E402 (after the importorskip)
+from arena.events import EventBus  # noqa: E402 (after the importorskip)
+from tests.tournament.helpers import new_tag, wait_no_processes  # noqa: E402 (after the importorskip)
 
-from .helpers import HOSTILE, web_config
+from .helpers import HOSTILE, web_config  # noqa: E402 (after the importorskip)
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e]
 
@@ -68,7 +68,7 @@ def _serve_and_fetch(out: Path, paths: list[str]) -> dict[str, tuple[int, str]]:
 
 
 def test_pages_show_the_terminal_standings_and_hostile_names_as_text(finished):
-    out, tag = finished
+    out, _ = finished
     got = _serve_and_fetch(out, ["", "snapshot.json"])
     status, page = got[""]
     assert status == 200
@@ -110,7 +110,7 @@ def test_no_token_environment_or_outside_file_is_served(finished):
     for path in good:
         assert got[path][0] == 200 and "358 Arena replay" in got[path][1], path
     tokens = _tokens_in_logs(out)
-    for path, (status, body) in got.items():
+    for path, (_, body) in got.items():
         assert tag not in body, path                   # the bots' environment
         assert "TOP-SECRET" not in body, path
         for token in tokens:
@@ -180,7 +180,7 @@ def test_serve_follows_an_arena_running_in_another_process(tmp_path):
 
     tag = new_tag()
     cfg = tmp_path / "web.toml"
-    cfg.write_text(web_config(tag, sleep_ms=40))
+    cfg.write_text(web_config(tag, sleep_ms=100))   # slow enough to watch under load
     out = tmp_path / "out"
     env = {**os.environ, "PYTHONPATH": os.getcwd()}
     run = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(cfg), "--out",
@@ -265,6 +265,10 @@ def test_sigkill_of_an_arena_with_the_page_leaves_nothing_running(tmp_path):
         time.sleep(0.2)
     assert [c for c in children if _alive(c)] == []
     assert wait_no_processes(tag) == []
+    # the killed arena's journal (its match in flight) is not shown as in flight by a reader
+    from arena.inflight import JournalReader
+    assert list((tmp_path / "out" / "live").glob("*.jsonl")) != []
+    assert JournalReader(tmp_path / "out").poll() == []
 
 
 def test_non_loopback_bind_warns_and_a_resync_is_a_fresh_snapshot(finished):
@@ -290,3 +294,72 @@ def test_non_loopback_bind_warns_and_a_resync_is_a_fresh_snapshot(finished):
         text = event_message(item, state, live=False)
         assert text.startswith("event: snapshot\ndata: ")
         assert json.loads(text.split("data: ", 1)[1])["done"] == 6
+
+
+def test_standings_show_the_terminal_status_of_bots_that_never_took_part(finished, tmp_path):
+    """A bot that never started and a remote bot that did not connect: the web standings
+    carry the same cells (status in the rating column, kept out of the ratings) and the same
+    legend, status line included, as the terminal's table."""
+    import html
+    import re
+    import shutil
+
+    from arena.ratings.columns import COLUMNS
+    from arena.tournament.proctable import ProcessTable
+    from arena.tournament.standings import compute_standings, format_standings, table_rows
+    from arena.tournament.store import Store
+    out = tmp_path / "t"
+    shutil.copytree(finished[0], out)
+    with Store(out / "results.sqlite") as store:
+        procs = ProcessTable(store.db)
+        store.db.execute("DELETE FROM bot_starts")     # as if these two never registered
+        procs.start_result("slow", False, "bot 'slow' exited with status 1 before registering")
+        procs.start_result(HOSTILE[0], False,
+                           f"remote bot {HOSTILE[0]!r} did not connect within 30 s")
+        results = store.results()
+    absent = {"slow": "never started", HOSTILE[0]: "did not connect"}
+    terminal = compute_standings(results, [*HOSTILE, "slow"], absent=absent)
+    status, page = _serve_and_fetch(out, [""])[""]
+    assert status == 200
+    table = page.split('<table class="standings">', 1)[1].split("</ul>", 1)[0]
+    cells = [[html.unescape(c) for c in re.findall(r"<td>(.*?)</td>", row, re.S)]
+             for row in re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>", 1)[1], re.S)]
+    assert cells == [[str(c) for c in row] for row in table_rows(terminal)]
+    by_bot = {row[1]: row for row in cells}
+    assert by_bot["slow"][2] == "never started"
+    assert by_bot[HOSTILE[0]][2] == "did not connect"
+    legend = [html.unescape(li) for li in re.findall(r"<li>(.*?)</li>", table, re.S)]
+    text = format_standings(terminal, "text")
+    assert legend and all(line in text for line in legend)
+    assert f"status: {COLUMNS['status'].meaning}" in legend
+
+
+def test_each_event_is_encoded_once_and_a_stream_far_behind_gets_a_snapshot():
+    from arena.events import DecisionApplied, StandingsChanged
+    from arena.web.app import _Hub
+
+    async def main() -> None:
+        bus = EventBus()
+        hub = _Hub(bus, size=4)
+        hub.start()
+        hub.streams = 1
+        cursor = hub.seq
+        for i in range(3):
+            bus.publish(DecisionApplied("m1", i, 1, i, "play", f"{i + 7}H"))
+        assert await hub.wait(cursor, 5)
+        await asyncio.sleep(0.3)
+        items, cursor = hub.since(cursor)
+        assert [json.loads(t.split("data: ", 1)[1])["action"] for t in items] == \
+            ["7H", "8H", "9H"]
+        assert all(t.startswith("event: decision\n") for t in items)
+        assert not await hub.wait(cursor, 0.1)              # nothing new: a keep-alive
+        for i in range(10):                                   # more than the ring holds
+            bus.publish(DecisionApplied("m1", 3 + i, 1, 0, "play", "AS"))
+        await asyncio.sleep(0.3)
+        assert hub.since(cursor) == ([None], hub.seq)        # None: a fresh snapshot
+        bus.publish(StandingsChanged(1, 6))
+        await asyncio.sleep(0.3)
+        assert hub.since(hub.seq - 1) == ([None], hub.seq)
+        bus.close()
+        assert await hub.wait(hub.seq, 5) and hub.closed
+    asyncio.run(main())

@@ -13,7 +13,8 @@ def attack() -> str:
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
-                env = open(f"/proc/{entry}/environ", "rb").read().split(b"\0")
+                with open(f"/proc/{entry}/environ", "rb") as f:
+                    env = f.read().split(b"\0")
             except OSError:
                 continue
             found += [f"pid {entry}'s token" for v in env

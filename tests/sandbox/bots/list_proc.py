@@ -10,7 +10,8 @@ def attack() -> str:
     for entry in os.listdir("/proc"):
         if entry.isdigit() and int(entry) not in mine:
             try:
-                cmd = open(f"/proc/{entry}/cmdline", "rb").read().replace(b"\0", b" ")
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    cmd = f.read().replace(b"\0", b" ")
             except OSError:
                 continue
             if b"sample_bots" in cmd or b"arena" in cmd or b"pytest" in cmd:

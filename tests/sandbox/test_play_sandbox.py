@@ -1,0 +1,67 @@
+"""``arena play`` runs its three bots under the same ``[sandbox]`` settings as ``arena run``
+(``--sandbox``, ``--limit``): real processes, real gRPC over the Unix socket."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .helpers import BOTS, needs_bwrap
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+RANDOM = "{python} -m sample_bots.random_bot"
+
+
+def play(tmp_path, first: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arena.cli", "play", first, RANDOM, RANDOM,
+                           "--set", "hand_cap=1", "--json", *args],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+
+
+@needs_bwrap
+def test_play_sandboxes_by_default_and_none_turns_it_off(tmp_path) -> None:
+    done = play(tmp_path, f"{{python}} {BOTS / 'list_proc.py'}")
+    assert done.returncode == 3, done.stderr
+    assert done.stderr.startswith("sandbox: bwrap (memory 1 GiB, 128 processes")
+    assert ("bot 'list_proc' exited with status 1 before registering (RuntimeError: no arena "
+            "or other bot process visible in /proc)") in done.stderr
+    assert "registered from" not in done.stderr         # the others: traced over the socket
+    shutil.rmtree(re.search(r"bot logs in (\S+)\)", done.stderr)[1])
+    done = play(tmp_path, f"{{python}} {BOTS / 'list_proc.py'}", "--sandbox", "none")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith("sandbox: none")
+    summary = json.loads(done.stdout)
+    assert summary["forfeited"] == [False, False, False] and summary["hands"] == 1
+
+
+@needs_bwrap
+def test_play_applies_the_limits_and_names_the_fault(tmp_path) -> None:
+    bomb = f"env ATTACK_WHEN=decide ATTACK_FAIL=exit {{python}} {BOTS / 'open_files.py'}"
+    done = play(tmp_path, bomb, "--limit", "open_files=64")
+    assert done.returncode == 0, done.stderr
+    assert "64 open files" in done.stderr.splitlines()[0]
+    assert "arena: bot 'ATTACK_WHEN=decide' stopped: open files limit 64 reached" in done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["forfeited"] == [True, False, False] and summary["hands"] == 1
+    (log_path,) = Path(summary["bot_logs"]).glob("ATTACK_WHEN_decide*.log")
+    log = log_path.read_text()
+    assert "Too many open files" in log
+    shutil.rmtree(summary["bot_logs"])
+
+
+def test_play_rejects_bad_sandbox_options(tmp_path) -> None:
+    done = play(tmp_path, RANDOM, "--limit", "memory_mib=1", "--limit", "bogus=3",
+                "--sandbox", "none")
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "arena: error: --limit memory_mib: Input should be greater than or equal to 16 (got 1)",
+        "arena: error: --limit bogus: unknown field (check the spelling)"]
+    done = play(tmp_path, RANDOM, "--limit", "memory_mib")
+    assert done.returncode == 2
+    assert "--limit expects OPTION=VALUE, got 'memory_mib'" in done.stderr
