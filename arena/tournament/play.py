@@ -109,7 +109,8 @@ async def play_single(rules: RulesConfig, commands: Sequence[str], *, seed: int 
                    launcher=launcher)
     try:
         leased = await pool.acquire([b.name for b in bots])
-        failed = [bot.gone_reason for _, _, bot in leased if isinstance(bot, UnavailableBot)]
+        failed = [bot.gone_reason or f"bot {bot.name!r} did not start" for _, _, bot in leased
+                  if isinstance(bot, UnavailableBot)]
         if failed:
             raise BotStartError("; ".join(failed))
         spec = MatchSpec("play", rules, seed=seed, time_ms=time_ms, grace_ms=grace_ms)
