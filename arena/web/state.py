@@ -14,6 +14,8 @@ in the result row, checked to be inside ``records/``).
 
 from __future__ import annotations
 
+import contextlib
+
 import re
 import sqlite3
 import time
@@ -295,6 +297,11 @@ def build_snapshot(out: str, secrets: tuple[str, ...]) -> tuple[Snapshot, float]
     return state.refresh(), time.perf_counter() - t0
 
 
+#: scheduling priority added to the snapshot worker (``nice``): on a busy machine the
+#: standings' refreshes take the CPU the arena and the bots leave, instead of a share of it
+WORKER_NICE = 10
+
+
 def _worker_init(parent: int) -> None:
     """In the worker: ignore Ctrl-C (the arena stops it) and exit as soon as the arena is
     gone, however it ended (SIGKILL included): the parent death signal on Linux, and a
@@ -310,6 +317,8 @@ def _worker_init(parent: int) -> None:
         pass
     if os.getppid() != parent:
         os._exit(0)
+    with contextlib.suppress(OSError):
+        os.nice(WORKER_NICE)   # the page's refreshes yield the CPU to the arena and its bots
 
     def watch() -> None:
         while os.getppid() == parent:
