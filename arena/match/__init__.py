@@ -2,7 +2,7 @@
 
 from .bot import Bot, BotFault, DecisionRequest, LocalBot, MatchEnd, MatchInfo, Policy
 from .faults import FAULT_KINDS, FaultKind, Forfeit
-from .runner import (DecisionLog, MatchResult, MatchSpec, fallback_action,
+from .runner import (DecisionLog, MatchOutcome, MatchSpec, fallback_action,
                      placings_with_forfeits, run_match)
 
 __all__ = [
@@ -16,7 +16,7 @@ __all__ = [
     "LocalBot",
     "MatchEnd",
     "MatchInfo",
-    "MatchResult",
+    "MatchOutcome",
     "MatchSpec",
     "Policy",
     "fallback_action",

@@ -84,7 +84,7 @@ class DecisionLog:
 
 
 @dataclass
-class MatchResult:
+class MatchOutcome:
     """Outcome of :func:`run_match`. ``placings`` put forfeiting seats last (shared)."""
 
     spec: MatchSpec
@@ -242,7 +242,7 @@ def _printable(action: int) -> bool:
 
 
 async def run_match(spec: MatchSpec, bots: Sequence[Bot], *,
-                    on_decision: Callable[[DecisionLog], None] | None = None) -> MatchResult:
+                    on_decision: Callable[[DecisionLog], None] | None = None) -> MatchOutcome:
     """Play one match between ``bots`` (by seat 0..2) and return its result.
 
     ``on_decision`` (optional) is called with each decision's log entry right after it is
@@ -288,7 +288,7 @@ async def run_match(spec: MatchSpec, bots: Sequence[Bot], *,
     for seat in seats:
         if seat.forfeit is None or seat.bot.alive:
             await _safe(seat, seat.bot.end_match(end))
-    return MatchResult(
+    return MatchOutcome(
         spec=spec, names=names, versions=_three([b.version for b in bots]), state=state,
         decisions=log, faults=_three([seat.faults for seat in seats]), forfeits=forfeits,
         placings=placings, started_at=started, ended_at=_now(),

@@ -3,7 +3,7 @@
 Public API::
 
     from arena.records import record_from_result, write_record, read_record, verify_record
-    record = record_from_result(result)          # MatchResult -> MatchRecord
+    record = record_from_result(result)          # MatchOutcome -> MatchRecord
     write_record(record, "m1.jsonl.gz")          # atomic; gzip when the name ends in .gz
     record = read_record("m1.jsonl.gz")          # RecordError when unreadable / truncated
     verify_record(record)                        # RecordMismatch naming the first mismatch

@@ -1,4 +1,4 @@
-"""Build a :class:`MatchRecord` from the match runner's :class:`~arena.match.MatchResult`.
+"""Build a :class:`MatchRecord` from the match runner's :class:`~arena.match.MatchOutcome`.
 
 The per-hand facts (roles, contract, exchange, discards, tricks, points) are the engine's own
 summaries (``result.state.completed_hands``) with the deals (``result.state.deals``); decisions
@@ -8,7 +8,7 @@ come from ``result.decisions`` (one per applied action, grouped by their hand nu
 from __future__ import annotations
 
 from .. import __version__
-from ..match import MatchResult
+from ..match import MatchOutcome
 from ..rules import ExchangeEvent, SUITS, action_str, card_str, contract_name
 from ..rules.deal import seeded_deal
 from ..rules.history import HandSummary
@@ -54,7 +54,7 @@ def hand_record(facts: HandSummary, decisions: list[DecisionRecord]) -> HandReco
         tricks_won=facts.tricks_won, points=facts.points, scores=facts.scores)
 
 
-def record_from_result(result: MatchResult) -> MatchRecord:
+def record_from_result(result: MatchOutcome) -> MatchRecord:
     """The record of a finished match.
 
     Raises:

@@ -1,6 +1,6 @@
 """Re-simulation of a match, decision by decision, with the rules engine.
 
-Every consumer of records (building one from a ``MatchResult``, verifying, the text replay and
+Every consumer of records (building one from a ``MatchOutcome``, verifying, the text replay and
 the HTML page) walks a match the same way: :class:`Replayer` wraps a
 :class:`~arena.rules.MatchState` started with explicit deals, applies one action code per
 :meth:`Replayer.step` and reports what the action caused as a :class:`Step`: new exchange events,

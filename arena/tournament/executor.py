@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
-from ..match import MatchResult
+from ..match import MatchOutcome
 from ..records import record_from_result
 from ..records.codec import dumps_record
 from ..sandbox import Usage
@@ -67,7 +67,7 @@ class MatchExecutor(Protocol):
     async def close(self) -> None: ...
 
 
-def result_row(m: ScheduledMatch, result: MatchResult, record: str,
+def result_row(m: ScheduledMatch, result: MatchOutcome, record: str,
                usage: list[Usage | None] | None = None) -> ResultRow:
     """The store row of a finished match (``usage``: per seat, the sandbox's accounting)."""
     usage = usage or [None, None, None]
@@ -86,7 +86,7 @@ def _three(values: Sequence[_T]) -> tuple[_T, _T, _T]:
     return first, second, third
 
 
-def played_from_result(m: ScheduledMatch, result: MatchResult,
+def played_from_result(m: ScheduledMatch, result: MatchOutcome,
                        usage: list[Usage | None] | None = None) -> PlayedMatch:
     """The store row and record bytes of ``result`` (the bytes ``write_record`` would write:
     gzip with ``mtime=0``, so equal games give equal files); ``usage``: per seat, the

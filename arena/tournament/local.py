@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..events import EventSink, decision_hook
-from ..match import MatchResult, MatchSpec, run_match
+from ..match import MatchOutcome, MatchSpec, run_match
 from ..protocol.limits import MAX_UNREGISTERED
 from ..protocol.server import ArenaServer
 from ..rules import RulesConfig
@@ -178,7 +178,7 @@ async def _shutdown(pool: BotPool, server: ArenaServer, launcher: Launcher | Non
 
 async def _play_one(cfg: TournamentConfig, rules: RulesConfig, m: ScheduledMatch,
                     pool: BotPool, launcher: Launcher, events: EventSink | None = None
-                    ) -> tuple[MatchResult, list[Usage | None]]:
+                    ) -> tuple[MatchOutcome, list[Usage | None]]:
     spec = MatchSpec(match_id=m.match_id, cfg=rules, seed=m.seed,
                      time_ms=cfg.time.per_decision_ms, grace_ms=cfg.time.grace_ms,
                      time_bank_ms=cfg.time.bank_ms or None, max_faults=cfg.faults.max_faults)

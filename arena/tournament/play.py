@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ..match import MatchResult, MatchSpec, run_match
+from ..match import MatchOutcome, MatchSpec, run_match
 from ..rules import RulesConfig
 from ..sandbox import Launcher, SandboxConfig, SocketDir
 from .config import BotEntry
@@ -66,7 +66,7 @@ def entries(commands: Sequence[str]) -> list[BotEntry]:
 async def play_single(rules: RulesConfig, commands: Sequence[str], *, seed: int | str,
                       time_ms: int, grace_ms: int, register_timeout_s: float = 30.0,
                       log_dir: Path | None = None,
-                      sandbox: SandboxConfig | None = None) -> MatchResult:
+                      sandbox: SandboxConfig | None = None) -> MatchOutcome:
     """Spawn the three bots, play one match (seat i = ``commands[i]``; seat 0 deals first),
     end the processes, return the result. ``sandbox``: the ``[sandbox]`` settings the bots
     run under, as in ``arena run`` (default: :class:`~arena.sandbox.SandboxConfig`'s, the

@@ -7,7 +7,7 @@ import json
 import random
 from pathlib import Path
 
-from arena.match import LocalBot, MatchResult, MatchSpec, run_match
+from arena.match import LocalBot, MatchOutcome, MatchSpec, run_match
 from arena.rules import make_config
 
 NAMES = ("alice", "bob", "carol")
@@ -42,7 +42,7 @@ class FaultyPolicy(RandomPolicy):
 
 
 def play(preset: str = "sergeant-major", seed: int | str | bytes = 1, *, hand_cap: int = 2,
-         names=NAMES, policies=None, match_id: str = "m1", **spec) -> MatchResult:
+         names=NAMES, policies=None, match_id: str = "m1", **spec) -> MatchOutcome:
     """Run one short match in-process with random (or given) policies."""
     cfg = make_config(preset, hand_cap=hand_cap)
     policies = policies or [RandomPolicy(i + 3 * len(preset)) for i in range(3)]
