@@ -48,10 +48,14 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
+
+from pydantic import (AfterValidator, BeforeValidator, ConfigDict, Field, StrictBool,
+                      StrictInt, StrictStr, ValidationError, create_model)
 
 from .cards import parse_card
-from .errors import CardParseError, RulesConfigError
+from .errors import RulesConfigError
 
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "deck": (52, 51),
@@ -155,20 +159,66 @@ def _fail(name: str, value: Any, expected: str) -> RulesConfigError:
         f"invalid value {value!r} for rule option '{name}': expected {expected}")
 
 
-def _check_triple(name: str, value: Any, total: int) -> None:
-    if (not isinstance(value, tuple) or len(value) != 3
-            or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)):
-        raise _fail(name, value, "three non-negative integers for roles S0, S1, S2")
+def _card(text: str) -> str:
+    parse_card(text)   # raises CardParseError (a ValueError) for a bad card
+    return text
+
+
+def _same_type(example: object) -> Callable[[object], object]:
+    """A check that a value has exactly the type of the choices (52.0 or True is not 52)."""
+    def check(value: object) -> object:
+        if type(value) is not type(example):
+            raise ValueError(f"expected a {type(example).__name__}")
+        return value
+    return check
+
+
+_Count = Annotated[StrictInt, Field(ge=0)]
+_Triple = tuple[_Count, _Count, _Count]
+
+
+def _int_range(low: int, high: int) -> Any:
+    return Annotated[StrictInt, Field(ge=low, le=high)]
+
+
+#: each option's type for the value check, in the order options are checked: the choices
+#: (Literal), the switches (strict bool), the card, the role triples, the bounded integers
+_FIELDS: dict[str, Any] = {
+    **{name: Annotated[Literal[choices], BeforeValidator(_same_type(choices[0]))]
+       for name, choices in _CHOICES.items()},
+    **dict.fromkeys(_BOOLS, StrictBool),
+    "removed_card": Annotated[StrictStr, AfterValidator(_card)],
+    "targets": _Triple,
+    "misere_limits": _Triple | None,
+    "end_score": _int_range(1, 10_000) | None,
+    "end_hands": _int_range(1, 10_000) | None,
+    "tie_extra_hands": _int_range(0, 1_000) | None,
+    "hand_cap": _int_range(1, 10_000),
+}
+#: the values of one rule set, checked by pydantic (strict: no coercion, so True is not 1
+#: and a list is not a tuple)
+_REQUIRED: dict[str, Any] = {name: (kind, ...) for name, kind in _FIELDS.items()}
+_Values = create_model("_Values", __config__=ConfigDict(strict=True), **_REQUIRED)
+#: what each option expects, in the words of the error message
+_EXPECTED: dict[str, str] = {
+    **{name: "one of " + ", ".join(repr(x) for x in choices)
+       for name, choices in _CHOICES.items()},
+    **dict.fromkeys(_BOOLS, "true or false"),
+    "removed_card": "a card such as '2C'",
+    "targets": "three non-negative integers for roles S0, S1, S2",
+    "misere_limits": "three non-negative integers for roles S0, S1, S2",
+    "end_score": "an integer from 1 to 10000, or none",
+    "end_hands": "an integer from 1 to 10000, or none",
+    "tie_extra_hands": "an integer from 0 to 1000, or none",
+    "hand_cap": "an integer from 1 to 10000, or none",
+}
+
+
+def _check_sum(name: str, value: tuple[int, int, int], total: int) -> None:
     if sum(value) != total:
         raise RulesConfigError(
             f"rule option '{name}' {list(value)} adds up to {sum(value)}, "
             f"but a hand has {total} tricks")
-
-
-def _check_opt_int(name: str, value: Any, low: int, high: int) -> None:
-    if value is not None and (not isinstance(value, int) or isinstance(value, bool)
-                              or not low <= value <= high):
-        raise _fail(name, value, f"an integer from {low} to {high}, or none")
 
 
 def _validate(c: RulesConfig) -> None:
@@ -178,26 +228,19 @@ def _validate(c: RulesConfig) -> None:
 
 
 def _validate_values(c: RulesConfig) -> None:
-    for name, choices in _CHOICES.items():
-        value = getattr(c, name)
-        if value not in choices or type(value) is not type(choices[0]):
-            raise _fail(name, getattr(c, name), "one of " + ", ".join(repr(x) for x in choices))
-    for name in _BOOLS:
-        if not isinstance(getattr(c, name), bool):
-            raise _fail(name, getattr(c, name), "true or false")
+    """Each value's type and range (pydantic, strict), reported for the first bad option in
+    :data:`_FIELDS` order; then the role triples' sums."""
     try:
-        parse_card(c.removed_card)
-    except CardParseError:
-        raise _fail("removed_card", c.removed_card, "a card such as '2C'") from None
-    _check_triple("targets", c.targets, c.tricks_per_hand)
+        _Values.model_validate({name: getattr(c, name) for name in _FIELDS})
+    except ValidationError as exc:
+        name = str(exc.errors()[0]["loc"][0])
+        value = getattr(c, name)
+        expected = "an integer >= 1" if name == "hand_cap" and value is None \
+            else _EXPECTED[name]
+        raise _fail(name, value, expected) from None
+    _check_sum("targets", c.targets, c.tricks_per_hand)
     if c.misere_limits is not None:
-        _check_triple("misere_limits", c.misere_limits, c.tricks_per_hand)
-    _check_opt_int("end_score", c.end_score, 1, 10_000)
-    _check_opt_int("end_hands", c.end_hands, 1, 10_000)
-    _check_opt_int("tie_extra_hands", c.tie_extra_hands, 0, 1_000)
-    _check_opt_int("hand_cap", c.hand_cap, 1, 10_000)
-    if c.hand_cap is None:
-        raise _fail("hand_cap", None, "an integer >= 1")
+        _check_sum("misere_limits", c.misere_limits, c.tricks_per_hand)
 
 
 def _validate_combinations(c: RulesConfig) -> None:
