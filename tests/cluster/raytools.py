@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import sqlite3
 from pathlib import Path
 
 from arena.tournament.config import parse_config
@@ -54,17 +53,6 @@ def comparable(row):
     for measured in ("think_ms", "cpu_s", "peak_mib"):
         d.pop(measured, None)
     return d
-
-
-def count_results(db) -> int:
-    try:
-        con = sqlite3.connect(db, timeout=1)
-        try:
-            return con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
-        finally:
-            con.close()
-    except sqlite3.Error:
-        return 0
 
 
 def describe(pids: list[int]) -> str:

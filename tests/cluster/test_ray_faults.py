@@ -17,8 +17,9 @@ import pytest
 from arena.cli import main
 from arena.tournament.runner import run_tournament
 
-from ..tournament.helpers import config_text, make_config, new_tag, wait_no_processes
-from .raytools import count_results, describe, ray_extra, stored
+from ..tournament.helpers import (config_text, count_results, make_config, new_tag,
+                                 wait_no_processes)
+from .raytools import describe, ray_extra, stored
 
 ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'arena358[ray]')")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import sys
 import time
 import uuid
@@ -43,6 +44,19 @@ def config_text(bad_mode: str | None = None, *, tag: str, deals: int = 1, hand_c
 
 def make_config(*args, **kwargs):
     return parse_config(config_text(*args, **kwargs), "test.toml")
+
+
+def count_results(db) -> int:
+    """Result rows in the results store at ``db`` (0 while it is missing or locked): read
+    with plain sqlite3 while another process (an arena being killed) may be writing it."""
+    try:
+        con = sqlite3.connect(db, timeout=1)
+        try:
+            return con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return 0
 
 
 def new_tag() -> str:

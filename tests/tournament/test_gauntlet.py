@@ -17,7 +17,7 @@ from arena.tournament.config import ConfigError, parse_config
 from arena.tournament.gauntlet import (BlockPrefix, block_order, gauntlet_entries,
                                        gauntlet_schedule, gauntlet_tables)
 
-from .helpers import bot_block, new_tag, wait_no_processes
+from .helpers import bot_block, count_results, new_tag, wait_no_processes
 
 
 def gauntlet_text(tag: str, *, field: int = 1, elo1: float = 100, max_blocks: int = 40,
@@ -206,14 +206,7 @@ def test_gauntlet_killed_with_sigkill_resumes_to_the_same_decision(tmp_path):
                             start_new_session=True)
 
     def stored() -> int:
-        try:
-            con = sqlite3.connect(out / "results.sqlite", timeout=1)
-            try:
-                return con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
-            finally:
-                con.close()
-        except sqlite3.Error:
-            return 0
+        return count_results(out / "results.sqlite")
 
     try:
         deadline = time.monotonic() + 120

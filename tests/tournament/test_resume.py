@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -16,20 +15,9 @@ import pytest
 from arena.tournament.runner import run_tournament
 from arena.tournament.store import open_existing
 
-from .helpers import config_text, make_config, new_tag, wait_no_processes
+from .helpers import config_text, count_results, make_config, new_tag, wait_no_processes
 
 pytestmark = pytest.mark.e2e
-
-
-def count_results(db) -> int:
-    try:
-        con = sqlite3.connect(db, timeout=1)
-        try:
-            return con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
-        finally:
-            con.close()
-    except sqlite3.Error:
-        return 0
 
 
 def test_sigkill_mid_run_then_resume(tmp_path):
