@@ -289,7 +289,7 @@ def test_gauntlet_keeps_a_field_bot_that_never_started_out_of_the_sprt(tmp_path)
     the test decides on the third table alone, and the exit status is 3 as in `arena run`."""
     from arena.ratings.sprt import block_score, sequential_test
     from arena.tournament.gauntlet import sprt_parameters
-    from arena.tournament.store import open_existing
+    from arena.tournament.store import ResultRow, open_existing
 
     tag = new_tag()
     text = gauntlet_text(tag, field=2, extra="[faults]\nmax_crashes = 2\n") \
@@ -308,10 +308,9 @@ def test_gauntlet_keeps_a_field_bot_that_never_started_out_of_the_sprt(tmp_path)
     # the decision is the SPRT over the complete blocks of the one table without 'broken'
     with open_existing(out) as store:
         rows = store.results()
-    by_block: dict[str, list[MatchResult]] = {}
+    by_block: dict[str, list[ResultRow]] = {}
     for r in rows:
-        by_block.setdefault(r.block_id, []).append(
-            MatchResult(r.seats, r.placings, r.block_id, r.forfeited))
+        by_block.setdefault(r.block_id, []).append(r)   # stored rows are rated as they are
     scores = []
     for d in range(40):
         matches = by_block.get(f"t000-d{d:04d}", [])
