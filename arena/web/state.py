@@ -25,8 +25,8 @@ from datetime import datetime
 from pathlib import Path
 
 from ..events import DecisionApplied, Event, MatchFinished, MatchStarted
-from ..ratings import MatchResult as RatedMatch
 from ..ratings import DEFAULT_BOOTSTRAP, RatingsInputError, rate
+from ..ratings.headtohead import head_to_head
 from ..safetext import printable
 from ..tournament.pool import safe_filename
 from ..tournament.proctable import never_started
@@ -143,7 +143,8 @@ class LiveState:
                 results, bots, absent=absent,
                 bootstrap=LIVE_BOOTSTRAP if len(results) < scheduled else DEFAULT_BOOTSTRAP),
             history=self._rating_history(order, bots, scheduled),
-            head_to_head=_head_to_head(results), finished=tuple(reversed(order))[:FINISHED_SHOWN],
+            head_to_head=_head_to_head(results, bots),
+            finished=tuple(reversed(order))[:FINISHED_SHOWN],
             faults=_faults(results, bots), log_tails={b: self.log_tail(b) for b in bots},
             made_at=time.time())
         self.snapshot = snap
@@ -179,10 +180,8 @@ class LiveState:
         points: list[tuple[int, dict[str, float]]] = []
         for k in ks:
             if k not in self._history_cache:
-                rated = [RatedMatch(r.seats, r.placings, r.block_id, r.forfeited)
-                         for r in order[:k]]
                 try:
-                    report = rate(rated, bootstrap=0)
+                    report = rate(order[:k], bootstrap=0)   # stored rows are rated as they are
                 except RatingsInputError:
                     self._history_cache[k] = None
                     continue
@@ -255,18 +254,12 @@ def _eta(ended: list[str], pending: int, window: int = 20) -> float | None:
     return pending * span / (len(recent) - 1)
 
 
-def _head_to_head(results: list[ResultRow]) -> dict[tuple[str, str], tuple[int, int, int, int]]:
-    table: dict[tuple[str, str], list[int]] = {}
-    for r in results:
-        for i, a in enumerate(r.seats):
-            for j, b in enumerate(r.seats):
-                if i == j or a == b:
-                    continue
-                cell = table.setdefault((a, b), [0, 0, 0, 0])
-                cell[0] += 1
-                pa, pb = r.placings[i], r.placings[j]
-                cell[1 if pa < pb else 2 if pa > pb else 3] += 1
-    return {k: (v[0], v[1], v[2], v[3]) for k, v in table.items()}
+def _head_to_head(results: list[ResultRow], bots: tuple[str, ...]
+                  ) -> dict[tuple[str, str], tuple[int, int, int, int]]:
+    """(a, b) -> (matches, a above b, a below b, tied) for the pairs that met: the ratings'
+    head-to-head records (:func:`arena.ratings.headtohead.head_to_head`) keyed for the SVG."""
+    return {(h.a, h.b): (h.matches, h.above, h.below, h.equal)
+            for h in head_to_head(results, bots) if h.matches}
 
 
 def _faults(results: list[ResultRow], bots: tuple[str, ...]
