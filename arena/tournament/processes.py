@@ -24,6 +24,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from .procstat import is_gone
+
 SUPERVISOR = Path(__file__).with_name("supervisor.py")
 #: the supervisor's signal for "SIGKILL the bot's whole tree now" (see supervisor.py)
 KILL_NOW = signal.SIGUSR1
@@ -130,15 +132,6 @@ async def terminate(proc: asyncio.subprocess.Process, grace_s: float = TERM_GRAC
             LIVE_GROUPS.discard(proc.pid)
 
 
-def _gone(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            data = f.read()
-    except OSError:
-        return True
-    return data[data.rfind(b")") + 2:][:1] in (b"Z", b"X")
-
-
 def kill_all_now(wait_s: float = 1.0) -> None:
     """End every bot instance still alive, synchronously: the supervisors are told to SIGKILL
     their trees at once, and after up to ``wait_s`` seconds every group is SIGKILLed. The last
@@ -147,7 +140,7 @@ def kill_all_now(wait_s: float = 1.0) -> None:
     for pgid in groups:
         _signal(pgid, KILL_NOW)
     deadline = time.monotonic() + wait_s
-    while time.monotonic() < deadline and not all(_gone(p) for p in groups):
+    while time.monotonic() < deadline and not all(is_gone(p) for p in groups):
         time.sleep(0.02)
     for pgid in groups:
         _signal(pgid, signal.SIGKILL, group=True)

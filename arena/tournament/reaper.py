@@ -26,6 +26,8 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from .procstat import stat_fields
+
 #: environment variable holding an instance's tag (the supervisor, the bot and its children)
 INSTANCE_ENV = "ARENA_BOT_INSTANCE"
 
@@ -55,12 +57,9 @@ class _Stat:
 
 
 def _read_stat(pid: int) -> _Stat | None:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            data = f.read()
-    except OSError:
+    fields = stat_fields(pid)
+    if fields is None:
         return None
-    fields = data[data.rfind(b")") + 2:].split()  # after "pid (comm) ": state, ppid, pgrp ...
     try:
         return _Stat(pid, int(fields[2]), int(fields[19]), fields[0] in (b"Z", b"X"))
     except (IndexError, ValueError):

@@ -47,7 +47,9 @@ WATCH_S = 0.5
 
 
 def parent_map() -> dict[int, int]:
-    """Parent pid of every live process, ``{pid: ppid}`` (one scan of ``/proc/*/stat``)."""
+    """Parent pid of every live process, ``{pid: ppid}`` (one scan of ``/proc/*/stat``).
+    Reads the file itself, not through :mod:`arena.tournament.procstat`: this module runs as a
+    script (``python -I -S supervisor.py``), outside the package."""
     out = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
