@@ -31,7 +31,7 @@ class Interrupted(Exception):
         self.code = 128 + signum
 
 
-async def _guarded(coro: Coroutine[Any, Any, T]) -> T:
+async def _guarded(coro: Coroutine[Any, Any, T], stopping: str) -> T:
     task = asyncio.ensure_future(coro)
     loop = asyncio.get_running_loop()
     caught: list[int] = []
@@ -39,7 +39,7 @@ async def _guarded(coro: Coroutine[Any, Any, T]) -> T:
     def on_signal(signum: int) -> None:
         if not caught:
             caught.append(signum)
-            print(f"arena: {signal.Signals(signum).name}: stopping the bots ...",
+            print(f"arena: {signal.Signals(signum).name}: stopping {stopping} ...",
                   file=sys.stderr, flush=True)
             task.cancel()
 
@@ -58,14 +58,15 @@ async def _guarded(coro: Coroutine[Any, Any, T]) -> T:
                 signal.signal(sig, signal.SIG_IGN)
 
 
-def run_guarded(coro: Coroutine[Any, Any, T]) -> T:
-    """``asyncio.run(coro)`` with the signal policy above.
+def run_guarded(coro: Coroutine[Any, Any, T], stopping: str = "the bots") -> T:
+    """``asyncio.run(coro)`` with the signal policy above; ``stopping`` names what a signal
+    stops in the one line it prints (``arena: SIGTERM: stopping <stopping> ...``).
 
     Raises:
         Interrupted: a signal stopped it (after cleanup).
     """
     try:
-        return asyncio.run(_guarded(coro))
+        return asyncio.run(_guarded(coro, stopping))
     finally:
         kill_all_now()
 

@@ -29,7 +29,8 @@ def serve(args: argparse.Namespace) -> int:
     require_web()
     from ..web.live import serve_directory
     try:
-        run_guarded(serve_directory(Path(args.dir), args.host, args.port))
+        run_guarded(serve_directory(Path(args.dir), args.host, args.port),
+                    stopping="the page server")
     except Interrupted:
         return 0
     return 0
