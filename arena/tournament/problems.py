@@ -85,6 +85,19 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _section_of(model: type[BaseModel], key: str) -> str | None:
+    """The top-level section of ``model`` that has an option named ``key`` (``[rules]`` for
+    a rule option, e.g. ``hand_cap`` put under ``[tournament]``), or None."""
+    from ..rules import RulesConfig
+    if key in RulesConfig.__dataclass_fields__:
+        return "rules"
+    for name, info in model.model_fields.items():
+        sub = _first_model(info.annotation)
+        if sub is not None and key in sub.model_fields:
+            return name
+    return None
+
+
 def field_problems(exc: ValidationError, data: Any, model: type[BaseModel]) -> list[Problem]:
     """Every error of ``exc`` (raised validating ``data`` with ``model``) as ``(where,
     message)``, in the order pydantic found them. Model-level checks (empty location) are
@@ -104,7 +117,9 @@ def field_problems(exc: ValidationError, data: Any, model: type[BaseModel]) -> l
             parent = _model_at(model, first["loc"][:-1])
             close = difflib.get_close_matches(key, list(parent.model_fields) if parent else [],
                                               n=1, cutoff=0.6)
+            home = None if close else _section_of(model, key)
             msg = "unknown field" + (f" (did you mean {close[0]!r}?)" if close else
+                                     f" (it belongs in [{home}])" if home else
                                      " (check the spelling)")
         elif len(errs) > 1:       # a union type: every branch failed
             msg = "expected " + " or ".join(

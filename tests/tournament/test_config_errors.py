@@ -21,6 +21,10 @@ command = ["x"]
 CASES = [
     (GOOD.replace("seed = 1", "seed = 1\nconcurency = 2"),
      "tournament.concurency: unknown field (did you mean 'concurrency'?)"),
+    (GOOD.replace("seed = 1", "seed = 1\nhand_cap = 1"),
+     "tournament.hand_cap: unknown field (it belongs in [rules])"),
+    (GOOD.replace("seed = 1", "seed = 1\nper_decision_ms = 100"),
+     "tournament.per_decision_ms: unknown field (it belongs in [time])"),
     (GOOD.replace("seed = 1", 'preset = "bridge"'),
      "tournament.preset: unknown preset 'bridge'; valid presets: sergeant-major"),
     (GOOD + "[rules]\nhand_cap = 0\n",
