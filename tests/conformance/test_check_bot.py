@@ -149,3 +149,26 @@ def test_usage_errors_are_one_line(capsys, args, message) -> None:
     assert main(["check-bot", *args]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_a_crash_during_the_unknown_kind_sends_is_named_as_such() -> None:
+    """The bot may exit on the first unknown message before the arena's next write: that write
+    failing is the same fault (the CI race of stop 18), named on the same line."""
+    import asyncio
+
+    from arena.conformance import suite
+    from arena.conformance.positions import single_legal_action
+
+    class _Stream:  # a BotStream whose third write (the empty ArenaMessage) hits a closed stream
+        writes = 0
+
+        async def send(self, msg) -> float:
+            self.writes += 1
+            if self.writes >= 3:
+                raise ConnectionError("the stream ended (the bot closed it or exited)")
+            return 0.0
+
+    check = suite._unknown_kind_check(single_legal_action())
+    drv = suite._Driver(_Stream(), 100, 100)  # type: ignore[arg-type]
+    with pytest.raises(suite.StreamEnded, match=r"^after an unknown ArenaMessage kind: the stream"):
+        asyncio.run(check(drv, suite.CheckResult("x", "PASS")))
