@@ -1,8 +1,12 @@
 """Tournament events and the in-process event bus (issue 17 item 1).
 
-The tournament runner publishes typed events (:class:`MatchStarted`, :class:`DecisionApplied`,
+The tournament runner publishes typed events (:class:`MatchStarted`, :class:`DecisionsApplied`,
 :class:`MatchFinished`; the live web state adds :class:`StandingsChanged`) to an
 :class:`EventBus` through an optional sink (``run_tournament(..., events=bus.publish)``).
+A match's decisions are published in batches (:class:`DecisionFeed`: at most every
+:data:`BATCH_S` seconds per match, and the rest when the match ends, before its
+:class:`MatchFinished`), not one event per decision: the runner's cost per decision is then one
+list append, whatever listens.
 Subscribers (the live page's event streams) each get a bounded queue: :meth:`EventBus.publish`
 never blocks and never waits on a subscriber. A subscriber that falls behind (its queue full)
 loses what was queued and gets one :data:`RESYNC` marker instead, meaning "send a fresh
@@ -15,7 +19,7 @@ called from that loop's thread.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -25,9 +29,12 @@ if TYPE_CHECKING:
     from .match.runner import DecisionLog
 
 __all__ = [
+    "BATCH_S",
     "CLOSED",
     "RESYNC",
     "DecisionApplied",
+    "DecisionFeed",
+    "DecisionsApplied",
     "Event",
     "EventBus",
     "EventSink",
@@ -46,9 +53,14 @@ class MatchStarted:
     seats: tuple[str, str, str]
 
 
-@dataclass(frozen=True)
+#: seconds a running match's decisions are held before they are published as one batch
+BATCH_S = 0.1
+
+
+@dataclass(frozen=True, slots=True)
 class DecisionApplied:
-    """One decision of a running match was applied to the game state.
+    """One decision of a running match that was applied to the game state (an item of
+    :class:`DecisionsApplied`).
 
     ``index`` counts decisions from 0 within the match; ``hand`` is the 1-based hand number;
     ``kind`` the decision kind (``arena.rules`` ``Decision`` values); ``action`` the card or
@@ -64,6 +76,15 @@ class DecisionApplied:
     action: str
     fault: str | None = None
     think_ms: float = 0.0
+
+
+@dataclass(frozen=True)
+class DecisionsApplied:
+    """Decisions of the running match ``match_id`` applied since its previous batch, in
+    order (``moves[k].index`` are consecutive)."""
+
+    match_id: str
+    moves: tuple[DecisionApplied, ...]
 
 
 @dataclass(frozen=True)
@@ -86,7 +107,7 @@ class StandingsChanged:
     scheduled: int
 
 
-Event = MatchStarted | DecisionApplied | MatchFinished | StandingsChanged
+Event = MatchStarted | DecisionsApplied | MatchFinished | StandingsChanged
 #: what the runner calls with each event (``EventBus.publish`` or any callable)
 EventSink = Callable[[Event], None]
 
@@ -103,18 +124,69 @@ def action_text(kind: str, action: int) -> str:
 
 
 def decision_hook(events: EventSink | None, match_id: str, seats: tuple[str, str, str]
-                  ) -> Callable[[DecisionLog], None] | None:
+                  ) -> DecisionFeed | None:
     """Publish :class:`MatchStarted` now and return the match's ``on_decision`` hook for
-    ``arena.match.run_match`` (publishing :class:`DecisionApplied`); None without a sink."""
+    ``arena.match.run_match`` (a :class:`DecisionFeed`: call its ``close()`` when the match
+    ends); None without a sink."""
     if events is None:
         return None
     events(MatchStarted(match_id, (seats[0], seats[1], seats[2])))
-    count = iter(range(1 << 62))
+    return DecisionFeed(events, match_id)
 
-    def hook(e: DecisionLog) -> None:
-        events(DecisionApplied(match_id, next(count), e.hand, e.seat, e.kind,
-                               action_text(e.kind, e.action), e.fault, e.think_ms or 0.0))
-    return hook
+
+class DecisionFeed:
+    """A running match's ``on_decision`` hook: holds each applied decision (one list append)
+    and publishes what it holds as one :class:`DecisionsApplied` ``batch_s`` seconds after
+    the first one held (on the running event loop; at once when no loop runs or
+    ``batch_s`` is 0) and at :meth:`close`.
+
+    Args:
+        events: the sink. match_id: the match. batch_s: seconds, at least 0.
+    """
+
+    def __init__(self, events: EventSink, match_id: str, batch_s: float = BATCH_S) -> None:
+        self.events = events
+        self.match_id = match_id
+        self.batch_s = batch_s
+        self._held: list[DecisionLog] = []
+        self._next = 0                       # the index of the first decision held
+        self._timer: asyncio.TimerHandle | None = None
+
+    def __call__(self, entry: DecisionLog) -> None:
+        self._held.append(entry)
+        if self._timer is None:
+            self._schedule()
+
+    def _schedule(self) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is None or self.batch_s <= 0:
+            self.flush()
+        else:
+            self._timer = loop.call_later(self.batch_s, self.flush)
+
+    def flush(self) -> None:
+        """Publish the decisions held (nothing when none is)."""
+        self._timer = None
+        held, self._held = self._held, []
+        if held:
+            first, self._next = self._next, self._next + len(held)
+            self.events(DecisionsApplied(self.match_id, _moves(self.match_id, first, held)))
+
+    def close(self) -> None:
+        """Publish what is held and stop the timer (the match ended or was stopped)."""
+        if self._timer is not None:
+            self._timer.cancel()
+        self.flush()
+
+
+def _moves(match_id: str, first: int, held: Sequence[DecisionLog]
+           ) -> tuple[DecisionApplied, ...]:
+    return tuple(DecisionApplied(match_id, first + k, e.hand, e.seat, e.kind,
+                                 action_text(e.kind, e.action), e.fault, e.think_ms or 0.0)
+                 for k, e in enumerate(held))
 
 
 class _Resync:

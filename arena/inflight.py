@@ -36,7 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, TypeVar
 
-from .events import DecisionApplied, Event, EventSink, MatchFinished, MatchStarted
+from .events import (DecisionApplied, DecisionsApplied, Event, EventSink, MatchFinished,
+                     MatchStarted)
 from .tournament.pool import safe_filename
 from .tournament.reaper import start_ticks
 
@@ -111,10 +112,10 @@ class InflightJournal:
         if self.disabled:
             return
         try:
-            if isinstance(event, DecisionApplied):
+            if isinstance(event, DecisionsApplied):
                 w = self._open.get(event.match_id)
                 if w is not None:
-                    w.held.append(event)      # encoded at the flush, in one batch
+                    w.held.extend(event.moves)    # encoded at the flush, in one batch
                     self._schedule()
             elif isinstance(event, MatchStarted):
                 self._start(event)
@@ -203,10 +204,11 @@ class JournalReader:
     """Follows ``OUT/live/`` written by another process: :meth:`poll` returns the events
     that happened since the last poll (blocking file I/O: call it from a thread).
 
-    A new file gives :class:`MatchStarted` and its decisions so far; new lines give
-    :class:`DecisionApplied`; a file removed, or whose writer (same host) is gone, gives a
-    :class:`MatchFinished` with empty ``placings``, ``scores`` and ``record`` (the match was
-    stored, or its arena stopped: the store says which). Malformed files are skipped.
+    A new file gives :class:`MatchStarted` and its decisions so far; new lines give one
+    :class:`DecisionsApplied` per file and poll; a file removed, or whose writer (same
+    host) is gone, gives a :class:`MatchFinished` with empty ``placings``, ``scores`` and
+    ``record`` (the match was stored, or its arena stopped: the store says which). Malformed
+    files are skipped.
     """
 
     def __init__(self, out: Path) -> None:
@@ -273,16 +275,16 @@ class JournalReader:
         if not data:
             return []
         *lines, r.rest = (r.rest + data).split(b"\n")
-        out: list[Event] = []
+        moves: list[DecisionApplied] = []
         for line in lines:
             try:
                 i, hand, seat, kind, action, fault, think = json.loads(line)
-                out.append(DecisionApplied(r.match_id, int(i), int(hand), int(seat), str(kind),
-                                           str(action), None if fault is None else str(fault),
-                                           float(think)))
+                moves.append(DecisionApplied(r.match_id, int(i), int(hand), int(seat), str(kind),
+                                             str(action), None if fault is None else str(fault),
+                                             float(think)))
             except (ValueError, TypeError):
                 continue
-        return out
+        return [DecisionsApplied(r.match_id, tuple(moves))] if moves else []
 
     def _forget(self, name: str) -> None:
         r = self._reading.pop(name)

@@ -17,7 +17,10 @@
    process's CPU time per decision (all its threads: the page's server included).
 
    The snapshot worker's and the readers' CPU are not in that figure; on a machine with idle
-   cores they cost the tournament nothing, on a saturated one they compete with it.
+   cores they cost the tournament nothing, on a saturated one they compete with it. So a
+   third figure: the whole machine's busy CPU time per decision over the same window
+   (``/proc/stat``: the arena, the bots, the page's worker and readers, and anything else
+   running; meaningful on an otherwise quiet machine).
 2. Memory: ``arena serve`` (a separate process) on a finished directory, then ``cycles``
    connect / read the first snapshot / disconnect cycles of its event stream on 127.0.0.1;
    the server's RSS at start, after the first 1,000 cycles and at the end (target: flat).
@@ -82,24 +85,39 @@ def _free_port() -> int:
         return port
 
 
-async def one_round(deals: int, mode: str) -> tuple[float, float]:
-    """Decisions per second of one tournament in set-up ``mode`` (:data:`MODES`), and the
-    arena process's CPU time per decision (all its threads), microseconds."""
+def machine_busy_s() -> float:
+    """Busy CPU seconds of the whole machine since boot, all CPUs (``/proc/stat``: user, nice,
+    system, irq, softirq, steal); 0.0 where ``/proc/stat`` cannot be read."""
+    try:
+        with open("/proc/stat") as f:
+            fields = f.readline().split()
+    except OSError:
+        return 0.0
+    ticks = sum(int(x) for x in fields[1:4] + fields[6:9])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+async def one_round(deals: int, mode: str) -> tuple[float, float, float]:
+    """Decisions per second of one tournament in set-up ``mode`` (:data:`MODES`), the arena
+    process's CPU time per decision (all its threads) and the machine's busy CPU time per
+    decision (all processes), both microseconds."""
     cfg = parse_config(config_text(deals), "bench")
     with tempfile.TemporaryDirectory(prefix="arena-bench-web-") as tmp:
         out = Path(tmp) / "t"
         clock: list[float] = []
-
         cpu: list[float] = []
+        busy: list[float] = []
 
         async def timed(sink: EventSink | None) -> TournamentOutcome:
             clock.append(time.perf_counter())
             cpu.append(time.process_time())
+            busy.append(machine_busy_s())
             try:
                 return await run_tournament(cfg, out, progress=False, events=sink)
             finally:
                 clock.append(time.perf_counter())
                 cpu.append(time.process_time())
+                busy.append(machine_busy_s())
 
         if mode == "plain":
             await timed(None)
@@ -108,7 +126,8 @@ async def one_round(deals: int, mode: str) -> tuple[float, float]:
         else:
             await _with_page(out, timed)
         n = _decisions(out)
-        return n / (clock[1] - clock[0]), (cpu[1] - cpu[0]) / n * 1e6
+        return (n / (clock[1] - clock[0]), (cpu[1] - cpu[0]) / n * 1e6,
+                (busy[1] - busy[0]) / n * 1e6)
 
 
 async def _with_page(out: Path, timed: Callable[[EventSink | None],
@@ -196,6 +215,9 @@ class WebFigures:
     rates: dict[str, list[float]] = field(default_factory=lambda: {m: [] for m in MODES})
     #: the arena process's CPU microseconds per decision, by set-up (one per round)
     cpu_us: dict[str, list[float]] = field(default_factory=lambda: {m: [] for m in MODES})
+    #: the whole machine's busy CPU microseconds per decision, by set-up (one per round)
+    machine_us: dict[str, list[float]] = field(
+        default_factory=lambda: {m: [] for m in MODES})
     load: list[tuple[float, float, float]] = field(default_factory=list)
     memory: list[str] = field(default_factory=list)
 
@@ -220,16 +242,23 @@ class WebFigures:
         for mode in MODES[1:]:
             out.append(f"{'cost of the ' + label[mode].split(' (')[0]:<36}: "
                        f"{self.cost_pct(mode):+.1f}% (target: under {TARGET_PCT:g}%)")
-        plain = statistics.median(self.cpu_us["plain"])
-        cpu = [f"{m} {statistics.median(self.cpu_us[m]):.0f}" +
-               (f" ({(statistics.median(self.cpu_us[m]) / plain - 1) * 100:+.1f}%)"
-                if m != "plain" else "") for m in MODES]
-        out.append(f"{'arena CPU per decision (median, us)':<36}: {', '.join(cpu)} (all its "
-                   "threads; less moved by the machine's load than decisions/s)")
+        out.append(f"{'arena CPU per decision (median, us)':<36}: "
+                   f"{_by_mode(self.cpu_us)} (all its threads; less moved by the machine's "
+                   "load than decisions/s)")
+        out.append(f"{'machine CPU per decision (median, us)':<36}: "
+                   f"{_by_mode(self.machine_us)} (every process: arena, bots, the page's "
+                   "worker and readers)")
         loads = "; ".join(f"{a:.2f} {b:.2f} {c:.2f}" for a, b, c in self.load)
         out.append(f"{'load average (1/5/15 min)':<36}: {loads} (at each round's start; "
                    f"{os.cpu_count()} CPUs)")
         return out + self.memory
+
+
+def _by_mode(us: dict[str, list[float]]) -> str:
+    plain = statistics.median(us["plain"])
+    return ", ".join(f"{m} {statistics.median(us[m]):.0f}" +
+                     (f" ({(statistics.median(us[m]) / plain - 1) * 100:+.1f}%)"
+                      if m != "plain" and plain else "") for m in MODES)
 
 
 def bench_web(deals: int = 4, rounds: int = 3, cycles: int = 10_000) -> WebFigures:
@@ -238,9 +267,10 @@ def bench_web(deals: int = 4, rounds: int = 3, cycles: int = 10_000) -> WebFigur
     for r in range(rounds):
         figures.load.append(os.getloadavg())
         for mode in MODES[r % 3:] + MODES[:r % 3]:     # each set-up first in turn
-            rate, cpu_us = asyncio.run(one_round(deals, mode))
+            rate, cpu_us, machine_us = asyncio.run(one_round(deals, mode))
             figures.rates[mode].append(rate)
             figures.cpu_us[mode].append(cpu_us)
+            figures.machine_us[mode].append(machine_us)
     if cycles:
         with tempfile.TemporaryDirectory(prefix="arena-bench-web-") as tmp:
             out = Path(tmp) / "t"

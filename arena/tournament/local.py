@@ -189,8 +189,12 @@ async def _play_one(cfg: TournamentConfig, rules: RulesConfig, m: ScheduledMatch
         await launcher.begin([(p, bot) for p, (_, _, bot) in zip(procs, leased, strict=True)])
         hook = decision_hook(events, m.match_id, m.seats)
         bots = [bot for _, _, bot in leased]
-        result = await (run_match(spec, bots) if hook is None else
-                        run_match(spec, bots, on_decision=hook))
+        try:
+            result = await (run_match(spec, bots) if hook is None else
+                            run_match(spec, bots, on_decision=hook))
+        finally:
+            if hook is not None:    # the last decisions, before the match's MatchFinished
+                hook.close()
         return result, await launcher.end(procs)
     finally:
         for i, (name, inst, bot) in enumerate(leased):

@@ -5,8 +5,10 @@ Routes (all read-only, all relative so the page works behind a path prefix):
 - ``/``: the page (:mod:`arena.web.page`); ``/snapshot.json``: the ``snapshot`` event's data.
 - ``/events``: server-sent events: ``snapshot`` first and after every standings change or
   when this client fell behind (by more than the 1,024 events the app keeps), ``started`` /
-  ``decision`` / ``finished`` for the matches in flight, a comment every 15 s to keep the
-  stream open. Each event is encoded once for all streams (:class:`_Hub`).
+  ``decisions`` / ``finished`` for the matches in flight, a comment every 15 s to keep the
+  stream open. Each event is encoded once for all streams (:class:`_Hub`). ``decisions``
+  carries a batch of one match's moves: ``{"id": MATCH, "moves": [[index, hand, seat, kind,
+  action, fault or null], ...]}`` (private cards as ``"a card"``).
 - ``/replay/<match id>``: the replay viewer (:func:`arena.records.html.render_html`) of a
   finished match; the record path comes from the store's result row and must resolve inside
   ``records/`` of the tournament directory, otherwise 404.
@@ -25,7 +27,7 @@ import json
 import socket
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,7 +36,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from ..events import (CLOSED, RESYNC, DecisionApplied, EventBus, MatchFinished, MatchStarted,
+from ..events import (CLOSED, RESYNC, DecisionsApplied, EventBus, MatchFinished, MatchStarted,
                       StandingsChanged, Subscription)
 from ..tournament.store import StoreError
 from .page import render_page, snapshot_json
@@ -45,16 +47,18 @@ if TYPE_CHECKING:
 
 #: seconds between keep-alive comments on an idle event stream
 KEEPALIVE_S = 15.0
-#: seconds a stream gathers events before writing them (at most 10 writes per second per
+#: seconds a stream gathers events before writing them (at most 4 writes per second per
 #: browser, whatever the pace of the matches)
-FLUSH_S = 0.1
+FLUSH_S = 0.25
 #: seconds the app gathers the bus's events before encoding them (one wake-up per batch)
 PUMP_S = 0.05
-#: after a refresh that took d seconds, the next starts min(d * REST_FACTOR, MAX_REST_S) s
-#: later at the earliest (matches that end meanwhile are taken together): the standings'
-#: bootstrap takes at most a fifth of a core while it is quick, and a change still reaches
-#: the page within about 2 s while a refresh takes under a second
+#: after a refresh that took d seconds, the next starts min(max(d * REST_FACTOR, MIN_REST_S),
+#: MAX_REST_S) s later at the earliest (matches that end meanwhile are taken together): the
+#: standings' bootstrap takes at most a fifth of a core, at most two refreshes a second
+#: while they are quick (a tournament of quick matches), and a change still reaches the page
+#: within about 2 s while a refresh takes under half a second
 REST_FACTOR = 4.0
+MIN_REST_S = 0.5
 MAX_REST_S = 1.0
 #: the reconnect delay the browser is told, milliseconds
 RETRY_MS = 1000
@@ -72,13 +76,12 @@ def event_message(ev: object, state: LiveState, live: bool) -> str | None:
     return _match_message(ev)
 
 
-@functools.lru_cache(maxsize=1024)
 def _match_message(ev: object) -> str | None:
-    """The SSE text of a match event (encoded once, whatever the number of browsers)."""
-    if isinstance(ev, DecisionApplied):
-        return sse("decision", json.dumps({"id": ev.match_id, "i": ev.index, "hand": ev.hand,
-                                           "seat": ev.seat, "kind": ev.kind,
-                                           "action": ev.action, "fault": ev.fault}))
+    """The SSE text of a match event (the hub encodes each once, whatever the number of
+    browsers)."""
+    if isinstance(ev, DecisionsApplied):
+        return sse("decisions", json.dumps({"id": ev.match_id, "moves": [
+            [m.index, m.hand, m.seat, m.kind, m.action, m.fault] for m in ev.moves]}))
     if isinstance(ev, MatchStarted):
         return sse("started", json.dumps({"id": ev.match_id, "seats": list(ev.seats),
                                           "moves": [], "decisions": 0}))
@@ -97,13 +100,15 @@ class _Hub:
     encodes it once (:func:`event_message`) and appends the text to a ring of the last
     ``size`` texts that every stream reads from its own cursor. The runner's cost per event
     is then the same for 1 browser or 30; a stream whose cursor the ring has passed (it fell
-    behind by more than ``size`` events) gets a fresh snapshot instead. A snapshot is kept
-    in the ring as None and rendered by each stream when it writes (the in-flight state as
-    of then)."""
+    behind by more than ``size`` events) gets a fresh snapshot instead. A snapshot (new
+    standings, or the bus's resync marker) is rendered once, by ``render``, when the hub
+    takes it, and kept in the ring like any event; the moves that follow it in the ring may
+    already be in it (the page skips a move it has)."""
 
-    def __init__(self, bus: EventBus, size: int = 1024) -> None:
+    def __init__(self, bus: EventBus, render: Callable[[], str], size: int = 1024) -> None:
         self.bus = bus
-        self.texts: deque[str | None] = deque(maxlen=size)
+        self.render = render
+        self.texts: deque[str] = deque(maxlen=size)
         self.seq = 0                        #: texts appended so far
         self.streams = 0                    #: streams open
         self.closed = False
@@ -128,13 +133,13 @@ class _Hub:
                     if self.streams == 0:       # nobody reads: skip the encoding
                         continue
                     if ev is RESYNC or isinstance(ev, StandingsChanged):
-                        self._append(None)
+                        self._append(self.render())
                     elif ev is not None:
                         text = _match_message(ev)
                         if text is not None:
                             self._append(text)
 
-    def _append(self, text: str | None) -> None:
+    def _append(self, text: str) -> None:
         self.texts.append(text)
         self.seq += 1
         self._changed.set()
@@ -151,12 +156,12 @@ class _Hub:
                 return False
         return True
 
-    def since(self, cursor: int) -> tuple[list[str | None], int]:
-        """The texts after ``cursor`` (``[None]``, a snapshot, when the ring has passed
-        it) and the new cursor."""
+    def since(self, cursor: int) -> tuple[list[str], int]:
+        """The texts after ``cursor`` (a fresh snapshot when the ring has passed it) and the
+        new cursor."""
         first = self.seq - len(self.texts)
         if cursor < first:
-            return [None], self.seq
+            return [self.render()], self.seq
         return list(itertools.islice(self.texts, cursor - first, None)), self.seq
 
 
@@ -171,7 +176,7 @@ def create_app(state: LiveState, bus: EventBus, *, live: bool) -> Starlette:
         return Response(snapshot_json(state, live), media_type="application/json",
                         headers=_NO_STORE)
 
-    hub = _Hub(bus)
+    hub = _Hub(bus, functools.partial(snapshot_json_sse, state, live))
 
     async def events(request: Request) -> Response:
         hub.start()
@@ -189,9 +194,8 @@ def create_app(state: LiveState, bus: EventBus, *, live: bool) -> Starlette:
                     if not hub.closed:     # gather what comes within FLUSH_S: one write
                         await asyncio.sleep(FLUSH_S)
                     items, cursor = hub.since(cursor)
-                    texts = [snapshot_json_sse(state, live) if t is None else t for t in items]
-                    if texts:
-                        yield "".join(texts)
+                    if items:
+                        yield "".join(items)
             finally:
                 hub.streams -= 1
 
@@ -265,7 +269,7 @@ async def keep_fresh(state: LiveState, bus: EventBus, poll_s: float = 1.0,
                     took = time.perf_counter() - t0
                 last = snap.done
                 bus.publish(StandingsChanged(snap.done, snap.scheduled))
-                await asyncio.sleep(min(took * REST_FACTOR, MAX_REST_S))
+                await asyncio.sleep(min(max(took * REST_FACTOR, MIN_REST_S), MAX_REST_S))
         except StoreError:
             continue    # not created yet (the arena is starting)
 

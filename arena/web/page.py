@@ -81,34 +81,38 @@ def format_eta(seconds: float | None) -> str | None:
     return f"{s} s"
 
 
-#: the snapshot, in-flight count and fragments rendered last
-_LAST: list[tuple[Snapshot | None, int, dict[str, str]]] = [(None, -1, {})]
+#: the snapshot whose standings, plots and lists were rendered last: (snapshot, fragments by
+#: element id, the same as JSON object members without the braces); every browser gets the
+#: same snapshot, and only the progress line changes with the matches in flight
+_LAST: list[tuple[Snapshot | None, dict[str, str], str]] = [(None, {}, "")]
 
 
 def fragments(snap: Snapshot, inflight: int) -> dict[str, str]:
-    """Every server-rendered part of the page, by element id (the last result is reused:
-    every browser gets the same snapshot)."""
-    last, count, frags = _LAST[0]
-    if last is snap and count == inflight:
-        return frags
-    _LAST[0] = (snap, inflight, _fragments(snap, inflight))
-    return _LAST[0][2]
+    """Every server-rendered part of the page, by element id."""
+    return {"progress": _progress(snap, inflight), **_rendered(snap)[0]}
 
 
-def _fragments(snap: Snapshot, inflight: int) -> dict[str, str]:
-    st = snap.standings
-    out = {
-        "progress": _TEMPLATES["progress"].render(s=snap, inflight=inflight,
-                                                  eta=format_eta(snap.eta_s)),
-        "standings": _TEMPLATES["standings"].render(
-            headers=HEADERS, rows=table_rows(st), notes=st.notes, legend=standings_legend(st)),
-        "finished": _TEMPLATES["finished"].render(s=snap),
-        "faults": _TEMPLATES["faults"].render(s=snap),
-        # SVG strings escape every name themselves (arena.web.svg)
-        "ratings": rating_plot(snap.history, snap.bots),
-        "h2h": h2h_matrix(snap.head_to_head, snap.bots),
-    }
-    return out
+def _progress(snap: Snapshot, inflight: int) -> str:
+    return _TEMPLATES["progress"].render(s=snap, inflight=inflight, eta=format_eta(snap.eta_s))
+
+
+def _rendered(snap: Snapshot) -> tuple[dict[str, str], str]:
+    last, frags, members = _LAST[0]
+    if last is not snap:
+        st = snap.standings
+        frags = {
+            "standings": _TEMPLATES["standings"].render(
+                headers=HEADERS, rows=table_rows(st), notes=st.notes,
+                legend=standings_legend(st)),
+            "finished": _TEMPLATES["finished"].render(s=snap),
+            "faults": _TEMPLATES["faults"].render(s=snap),
+            # SVG strings escape every name themselves (arena.web.svg)
+            "ratings": rating_plot(snap.history, snap.bots),
+            "h2h": h2h_matrix(snap.head_to_head, snap.bots),
+        }
+        members = json.dumps(frags, ensure_ascii=True)[1:-1]
+        _LAST[0] = (snap, frags, members)
+    return frags, members
 
 
 def snapshot_json(state: LiveState, live: bool) -> str:
@@ -116,12 +120,12 @@ def snapshot_json(state: LiveState, live: bool) -> str:
     snap = state.snapshot
     if snap is None:
         return json.dumps({"fragments": {}, "inflight": [], "done": 0, "scheduled": 0})
-    return json.dumps({
-        "fragments": fragments(snap, len(state.inflight)),
+    progress = json.dumps(_progress(snap, len(state.inflight)), ensure_ascii=True)
+    rest = json.dumps({
         "inflight": [m.to_json() for m in state.inflight.values()],
         "name": printable(snap.name), "done": snap.done, "scheduled": snap.scheduled,
-        "live": live, "at": time.time()},
-        ensure_ascii=True)
+        "live": live, "at": time.time()}, ensure_ascii=True)
+    return f'{{"fragments":{{"progress":{progress},{_rendered(snap)[1]}}},{rest[1:]}'
 
 
 def render_page(state: LiveState, live: bool) -> str:

@@ -1,6 +1,6 @@
 """The live page's document template, style sheet and script (no external resource: the page
 works offline). The script listens to ``events`` (server-sent events): ``snapshot`` replaces
-the server-rendered fragments and the matches in flight; ``started``, ``decision`` and
+the server-rendered fragments and the matches in flight; ``started``, ``decisions`` and
 ``finished`` update the live matches; while the stream is down the page says it is stale (the
 browser reconnects by itself and gets a fresh snapshot).
 """
@@ -84,14 +84,15 @@ SCRIPT = r"""
   }
   function move(id, mv) {
     var m = live[id];
-    if (!m) { return; }
-    m.decisions = Math.max(m.decisions, mv.i + 1);
+    if (!m || mv.i < m.decisions) { return; }   // unknown match, or a move already shown
+    m.decisions = mv.i + 1;
     if (mv.hand !== m.hand) { m.hand = mv.hand; m.trick = []; }
     var who = m.seats[mv.seat] || ("seat " + mv.seat);
     var line = el("li", mv.fault ? "fault" : "",
                   who + " " + mv.kind + " " + mv.action + (mv.fault ? " (" + mv.fault + ")" : ""));
     var list = m.box.querySelector(".moves");
     list.appendChild(line);
+    // the last 40 moves, as many as a snapshot carries (LIVE_MOVES, arena/web/state.py)
     while (list.children.length > 40) { list.removeChild(list.firstChild); }
     list.scrollTop = list.scrollHeight;
     if (mv.kind === "play") {
@@ -135,7 +136,13 @@ SCRIPT = r"""
     if (none) { none.remove(); }
     if (!live[m.id]) { panel(m); }
   });
-  es.addEventListener("decision", function (ev) { var d = parse(ev); move(d.id, d); });
+  // a batch of one match's moves, each [i, hand, seat, kind, action, fault]
+  es.addEventListener("decisions", function (ev) {
+    var d = parse(ev);
+    d.moves.forEach(function (a) {
+      move(d.id, {i: a[0], hand: a[1], seat: a[2], kind: a[3], action: a[4], fault: a[5]});
+    });
+  });
   es.addEventListener("finished", function (ev) {
     var m = live[parse(ev).id];
     if (m) { m.box.remove(); delete live[parse(ev).id]; }

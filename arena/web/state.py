@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from ..events import DecisionApplied, Event, MatchFinished, MatchStarted
+from ..events import DecisionApplied, DecisionsApplied, Event, MatchFinished, MatchStarted
 from ..ratings import DEFAULT_BOOTSTRAP, RatingsInputError, rate
 from ..ratings.headtohead import head_to_head
 from ..safetext import printable
@@ -38,8 +38,9 @@ LOG_TAIL_BYTES = 4096
 #: what the arena's tokens look like (``secrets.token_hex(16)``, arena.tournament.pool): a bot
 #: that prints its own ``ARENA_TOKEN`` does not get it shown on the page
 TOKEN_LIKE = re.compile(r"(?<![0-9a-fA-F])[0-9a-fA-F]{32,}(?![0-9a-fA-F])")
-#: moves of a match in flight kept for its live view
-LIVE_MOVES = 200
+#: moves of a match in flight kept for its live view (the page lists the last 40; each
+#: snapshot carries them for every match in flight)
+LIVE_MOVES = 40
 #: points of the rating-over-time plot (at most)
 HISTORY_POINTS = 24
 #: bootstrap resamples of the standings' 95% intervals while matches are pending (the
@@ -111,11 +112,11 @@ class LiveState:
         """Keep the matches in flight up to date (an :class:`EventBus` listener)."""
         if isinstance(event, MatchStarted):
             self.inflight[event.match_id] = InFlight(event.match_id, event.seats)
-        elif isinstance(event, DecisionApplied):
+        elif isinstance(event, DecisionsApplied):
             live = self.inflight.get(event.match_id)
             if live is not None:
-                live.moves.append(event)
-                live.decisions += 1
+                live.moves.extend(event.moves)
+                live.decisions += len(event.moves)
         elif isinstance(event, MatchFinished):
             self.inflight.pop(event.match_id, None)
 

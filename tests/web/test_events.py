@@ -7,14 +7,19 @@ import asyncio
 
 import pytest
 
-from arena.events import (RESYNC, DecisionApplied, EventBus, MatchStarted,
-                          action_text, decision_hook)
+from arena.events import (RESYNC, DecisionApplied, DecisionFeed, DecisionsApplied, EventBus,
+                          MatchFinished, MatchStarted, action_text, decision_hook)
 from arena.match.runner import DecisionLog
 from arena.rules import action_str
 
 
-def _decision(i: int) -> DecisionApplied:
-    return DecisionApplied("m1", i, 1, i % 3, "play", "AS")
+def _decision(i: int) -> DecisionsApplied:
+    """A batch of one decision, index ``i``."""
+    return DecisionsApplied("m1", (DecisionApplied("m1", i, 1, i % 3, "play", "AS"),))
+
+
+def _index(event) -> int:
+    return event.moves[0].index
 
 
 def test_events_reach_every_subscriber_in_order():
@@ -48,7 +53,7 @@ def test_a_slow_subscriber_is_bounded_and_gets_a_resync_marker():
     first, after, fast_got = asyncio.run(main())
     assert first is RESYNC
     assert after == _decision(5)
-    assert [e.index for e in fast_got] == [0, 1, 2, 3, 4, 5]   # others are unaffected
+    assert [_index(e) for e in fast_got] == [0, 1, 2, 3, 4, 5]   # others are unaffected
 
 
 def test_publish_never_waits_and_memory_stays_bounded_without_readers():
@@ -67,11 +72,11 @@ def test_closed_subscribers_are_forgotten_and_listeners_run_first():
     async def main():
         bus = EventBus(maxsize=4)
         seen = []
-        bus.listen(lambda e: seen.append(("listener", e.index)))
+        bus.listen(lambda e: seen.append(("listener", _index(e))))
         with bus.subscribe() as sub:
             assert bus.subscribers == 1
             bus.publish(_decision(0))
-            seen.append(("subscriber", (await sub.get(1)).index))
+            seen.append(("subscriber", _index(await sub.get(1))))
         assert bus.subscribers == 0
         bus.publish(_decision(1))
         return seen
@@ -87,16 +92,43 @@ def test_decision_hook_publishes_start_then_public_moves():
     events = []
     hook = decision_hook(events.append, "m7", ("a", "b", "c"))
     card = 12
-    hook(DecisionLog(1, 2, "play", card, 3.5))
+    hook(DecisionLog(1, 2, "play", card, 3.5))       # no event loop runs: published at once
     hook(DecisionLog(1, 0, "discard", card, 1.0))
     hook(DecisionLog(2, 1, "play", card, 2.0, "timeout", "late", True))
     assert events[0] == MatchStarted("m7", ("a", "b", "c"))
-    assert events[1] == DecisionApplied("m7", 0, 1, 2, "play", action_str(card), None, 3.5)
-    assert events[2].action == "a card"          # a discard stays private
-    assert (events[3].index, events[3].hand, events[3].fault) == (2, 2, "timeout")
+    assert events[1] == DecisionsApplied("m7", (
+        DecisionApplied("m7", 0, 1, 2, "play", action_str(card), None, 3.5),))
+    assert events[2].moves[0].action == "a card"          # a discard stays private
+    third = events[3].moves[0]
+    assert (third.index, third.hand, third.fault) == (2, 2, "timeout")
     assert decision_hook(None, "m7", ("a", "b", "c")) is None
     assert action_text("exchange-give", card) == "a card"
     assert action_text("play", card) == action_str(card)
+
+
+def test_a_running_match_publishes_its_decisions_in_batches():
+    """One event per batch_s, not per decision; indices run on across batches; close()
+    publishes what is held at once (before the runner's MatchFinished) and stops the timer."""
+    async def main() -> list:
+        events: list = []
+        feed = DecisionFeed(events.append, "m1", batch_s=0.05)
+        for k in range(5):
+            feed(DecisionLog(1, k % 3, "play", 12))
+        assert events == []                        # held: nothing published yet
+        await asyncio.sleep(0.2)
+        assert len(events) == 1                    # one batch of five
+        feed(DecisionLog(1, 2, "play", 13))
+        feed(DecisionLog(2, 0, "discard", 14))
+        feed.close()                               # the match ended: at once
+        events.append(MatchFinished("m1", ("a", "b", "c"), (1, 2, 3), (0, 0, 0), "r"))
+        await asyncio.sleep(0.2)                   # the cancelled timer publishes nothing
+        return events
+    events = asyncio.run(main())
+    assert [type(e).__name__ for e in events] == ["DecisionsApplied", "DecisionsApplied",
+                                                  "MatchFinished"]
+    assert [m.index for m in events[0].moves] == [0, 1, 2, 3, 4]
+    assert [(m.index, m.kind, m.action) for m in events[1].moves] == [
+        (5, "play", action_str(13)), (6, "discard", "a card")]
 
 
 def test_log_tails_are_escaped_and_never_show_a_token(tmp_path):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.events import DecisionApplied, MatchFinished, MatchStarted
+from arena.events import DecisionApplied, DecisionsApplied, MatchFinished, MatchStarted
 from arena.inflight import LIVE_DIR, InflightJournal, JournalReader, journaled, tee
 
 SEATS = ("north <b>", "east", "west")
@@ -25,18 +25,23 @@ def _decision(i: int, match: str = "m1", **kw: object) -> DecisionApplied:
     return DecisionApplied(match, i, **fields)
 
 
+def _batch(*moves: DecisionApplied) -> DecisionsApplied:
+    return DecisionsApplied(moves[0].match_id, moves)
+
+
 def test_a_match_is_followed_from_start_to_stored(tmp_path):
     journal, reader = InflightJournal(tmp_path, flush_s=0), JournalReader(tmp_path)
     assert reader.poll() == []                       # no live/ directory yet
     journal(MatchStarted("m1", SEATS))
-    journal(_decision(0))
-    journal(_decision(1, kind="discard", action="a card", fault="timeout", think_ms=2000.04))
-    assert reader.poll() == [MatchStarted("m1", SEATS), _decision(0),
-                             _decision(1, kind="discard", action="a card", fault="timeout",
-                                       think_ms=2000.0)]
+    journal(_batch(_decision(0)))
+    journal(_batch(_decision(1, kind="discard", action="a card", fault="timeout",
+                              think_ms=2000.04)))
+    assert reader.poll() == [MatchStarted("m1", SEATS), _batch(
+        _decision(0), _decision(1, kind="discard", action="a card", fault="timeout",
+                                think_ms=2000.0))]
     assert reader.poll() == []                       # nothing new
-    journal(_decision(2))
-    assert reader.poll() == [_decision(2)]
+    journal(_batch(_decision(2), _decision(3)))
+    assert reader.poll() == [_batch(_decision(2), _decision(3))]
     files = list((tmp_path / LIVE_DIR).iterdir())
     assert [f.name for f in files] == ["m1.jsonl"]
     head = json.loads(files[0].read_text().splitlines()[0])
@@ -57,8 +62,8 @@ def test_a_partial_last_line_waits_for_its_end(tmp_path):
     assert reader.poll() == []
     with open(path, "ab") as f:
         f.write(b'll,3.5]\nnot json\n[1,1,1,"play","8H",null,1.0]\n')
-    assert reader.poll() == [_decision(0, action="7H", think_ms=3.5),
-                             _decision(1, action="8H", think_ms=1.0)]  # the bad line skipped
+    assert reader.poll() == [_batch(_decision(0, action="7H", think_ms=3.5),
+                                    _decision(1, action="8H", think_ms=1.0))]  # bad line skipped
 
 
 def test_decisions_are_written_in_batches_not_one_write_each(tmp_path):
@@ -66,7 +71,7 @@ def test_decisions_are_written_in_batches_not_one_write_each(tmp_path):
         journal = InflightJournal(tmp_path, flush_s=0.2)
         journal(MatchStarted("m1", SEATS))
         for i in range(50):
-            journal(_decision(i))
+            journal(_batch(_decision(i)))
         path = tmp_path / LIVE_DIR / "m1.jsonl"
         before = len(path.read_text().splitlines())
         await asyncio.sleep(0.4)
@@ -120,7 +125,7 @@ def test_an_unwritable_journal_never_stops_the_run(tmp_path):
     (tmp_path / LIVE_DIR).write_text("a file where the directory should be")
     journal = InflightJournal(tmp_path, flush_s=0)
     journal(MatchStarted("m1", SEATS))
-    journal(_decision(0))
+    journal(_batch(_decision(0)))
     assert journal.disabled
 
 
@@ -129,12 +134,12 @@ def test_journaled_passes_every_event_on_and_cleans_up(tmp_path):
 
     async def run(sink) -> str:
         sink(MatchStarted("m1", SEATS))
-        sink(_decision(0))
+        sink(_batch(_decision(0)))
         assert (tmp_path / LIVE_DIR / "m1.jsonl").exists()
         raise RuntimeError("the arena stops mid-match")
 
     with pytest.raises(RuntimeError, match="mid-match"):
         asyncio.run(journaled(tmp_path, run, also=seen.append))
-    assert seen == [MatchStarted("m1", SEATS), _decision(0)]
+    assert seen == [MatchStarted("m1", SEATS), _batch(_decision(0))]
     assert list((tmp_path / LIVE_DIR).iterdir()) == []
     assert tee(None, None) is None and tee(None, seen.append) == seen.append

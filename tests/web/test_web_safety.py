@@ -335,31 +335,60 @@ def test_standings_show_the_terminal_status_of_bots_that_never_took_part(finishe
 
 
 def test_each_event_is_encoded_once_and_a_stream_far_behind_gets_a_snapshot():
-    from arena.events import DecisionApplied, StandingsChanged
+    from arena.events import DecisionApplied, DecisionsApplied, StandingsChanged
     from arena.web.app import _Hub
+
+    def one(i: int, action: str) -> DecisionsApplied:
+        return DecisionsApplied("m1", (DecisionApplied("m1", i, 1, i % 3, "play", action),))
 
     async def main() -> None:
         bus = EventBus()
-        hub = _Hub(bus, size=4)
+        renders: list[int] = []
+        hub = _Hub(bus, lambda: f"SNAPSHOT {renders.append(1) or len(renders)}", size=4)
         hub.start()
         hub.streams = 1
         cursor = hub.seq
         for i in range(3):
-            bus.publish(DecisionApplied("m1", i, 1, i, "play", f"{i + 7}H"))
+            bus.publish(one(i, f"{i + 7}H"))
         assert await hub.wait(cursor, 5)
         await asyncio.sleep(0.3)
         items, cursor = hub.since(cursor)
-        assert [json.loads(t.split("data: ", 1)[1])["action"] for t in items] == \
-            ["7H", "8H", "9H"]
-        assert all(t.startswith("event: decision\n") for t in items)
+        assert [json.loads(t.split("data: ", 1)[1]) for t in items] == [
+            {"id": "m1", "moves": [[i, 1, i, "play", f"{i + 7}H", None]]} for i in range(3)]
+        assert all(t.startswith("event: decisions\n") for t in items)
         assert not await hub.wait(cursor, 0.1)              # nothing new: a keep-alive
         for i in range(10):                                   # more than the ring holds
-            bus.publish(DecisionApplied("m1", 3 + i, 1, 0, "play", "AS"))
+            bus.publish(one(3 + i, "AS"))
         await asyncio.sleep(0.3)
-        assert hub.since(cursor) == ([None], hub.seq)        # None: a fresh snapshot
+        assert hub.since(cursor) == (["SNAPSHOT 1"], hub.seq)   # a fresh snapshot
         bus.publish(StandingsChanged(1, 6))
         await asyncio.sleep(0.3)
-        assert hub.since(hub.seq - 1) == ([None], hub.seq)
+        before = hub.seq - 1
+        for _ in range(3):     # new standings: rendered once, whatever the streams reading
+            assert hub.since(before) == (["SNAPSHOT 2"], hub.seq)
+        assert len(renders) == 2
         bus.close()
         assert await hub.wait(hub.seq, 5) and hub.closed
     asyncio.run(main())
+
+
+def test_the_snapshot_is_one_json_object_with_every_fragment(finished):
+    """snapshot_json: the standings' parts rendered once per standings, the progress line
+    and the matches in flight per call."""
+    from arena.events import DecisionApplied, DecisionsApplied, MatchStarted
+    from arena.web.page import fragments, snapshot_json
+    out, _ = finished
+    state = LiveState(out)
+    state.refresh()
+    data = json.loads(snapshot_json(state, live=True))
+    assert set(data) == {"fragments", "inflight", "name", "done", "scheduled", "live", "at"}
+    assert data["fragments"] == fragments(state.snapshot, 0)
+    assert (data["done"], data["scheduled"], data["inflight"], data["live"]) == (6, 6, [], True)
+    assert "<table" in data["fragments"]["standings"] and "<svg" in data["fragments"]["ratings"]
+    state.on_event(MatchStarted("m9", ("a", "b", "c")))
+    state.on_event(DecisionsApplied("m9", (DecisionApplied("m9", 0, 1, 2, "play", "AS"),)))
+    data = json.loads(snapshot_json(state, live=True))
+    assert data["fragments"]["progress"] == fragments(state.snapshot, 1)["progress"]
+    assert data["inflight"] == [{"id": "m9", "seats": ["a", "b", "c"], "decisions": 1,
+                                 "moves": [{"i": 0, "hand": 1, "seat": 2, "kind": "play",
+                                            "action": "AS", "fault": None}]}]
