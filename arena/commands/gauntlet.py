@@ -66,13 +66,14 @@ def play_gauntlet(args: argparse.Namespace, cfg: TournamentConfig, out: Path) ->
     """Run the gauntlet of ``cfg`` into ``out``; print the final state and result line. Exit
     0 (H0, H1 or capped), 2 on a user mistake, 3 when a bot never started (kept out of the
     SPRT), 128+N when stopped by signal N (rerun to resume)."""
+    from ..inflight import journaled
     from ..tournament.gauntlet_runner import run_gauntlet
     g = cfg.gauntlet
     if g is None:
         raise UserError(f"{args.config}: no [gauntlet] section (see `arena gauntlet --help`)")
-    try:
-        outcome = run_resumable(run_gauntlet(cfg, out, progress=not args.quiet),
-                                args.config, out)
+    try:   # the matches in flight go to OUT/live/, for arena serve in another process
+        outcome = run_resumable(journaled(out, lambda events: run_gauntlet(
+            cfg, out, progress=not args.quiet, events=events)), args.config, out)
     except Interrupted as exc:
         print(f"arena: stopped by {exc}; rerun the same command to resume", file=sys.stderr)
         return exc.code

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..atomic import atomic_write_bytes
+from ..events import EventSink, MatchFinished
 from ..ratings.sprt import SprtState, sprt_state
 from .config import TournamentConfig
 from .executor import MatchExecutor
@@ -77,11 +78,11 @@ def _write_state(out: Path, cfg: TournamentConfig, state: SprtState, capped: boo
 
 
 def make_executor(cfg: TournamentConfig, out: Path, report: Reporter,
-                  procs: ProcessTable) -> MatchExecutor:
+                  procs: ProcessTable, events: EventSink | None = None) -> MatchExecutor:
     """The executor of ``[cluster] backend`` for the gauntlet's bots
     (:func:`.gauntlet.gauntlet_entries`: with the twin of a one-bot field): local (bot
-    processes recorded in ``procs``) or Ray. Its news go to ``report`` as :class:`Message`,
-    its warnings as :class:`Alert`."""
+    processes recorded in ``procs``, the matches' events to ``events``) or Ray (no events).
+    Its news go to ``report`` as :class:`Message`, its warnings as :class:`Alert`."""
     def message(text: str) -> None:
         report(Message(text))
 
@@ -95,7 +96,7 @@ def make_executor(cfg: TournamentConfig, out: Path, report: Reporter,
     # the same hardening as ``arena run``: pre-flight check, server limits and TLS, bot
     # processes recorded in the store (ended by the next run if we are killed)
     return LocalExecutor(cfg, out / "logs", message, on_warning=alert, tracker=procs,
-                         bots=entries, hide=[out])
+                         bots=entries, hide=[out], events=events)
 
 
 class _Test:
@@ -148,10 +149,11 @@ class _Test:
 
 
 async def run_gauntlet(cfg: TournamentConfig, out: Path, *, progress: bool = True,
-                       on_match: Callable[[ScheduledMatch], None] | None = None
-                       ) -> GauntletOutcome:
+                       on_match: Callable[[ScheduledMatch], None] | None = None,
+                       events: EventSink | None = None) -> GauntletOutcome:
     """Run (or resume) the gauntlet of ``cfg`` (which must have a ``[gauntlet]`` section)
-    into ``out``; progress lines (one per complete block) go to stderr.
+    into ``out``; progress lines (one per complete block) go to stderr. ``events``: as
+    :func:`.runner.run_tournament` (local backend only).
 
     Raises:
         OutDirError, StoreError, ServerStartError: as :func:`.runner.run_tournament`;
@@ -160,11 +162,12 @@ async def run_gauntlet(cfg: TournamentConfig, out: Path, *, progress: bool = Tru
     """
     gauntlet_section(cfg)
     with out_dir_lock(out):
-        return await _run_locked(cfg, out, progress, on_match)
+        return await _run_locked(cfg, out, progress, on_match, events)
 
 
 async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
-                      on_match: Callable[[ScheduledMatch], None] | None) -> GauntletOutcome:
+                      on_match: Callable[[ScheduledMatch], None] | None,
+                      events: EventSink | None) -> GauntletOutcome:
     g = gauntlet_section(cfg)
     entries = gauntlet_entries(cfg)
     field_names = [e.name for e in entries if e.name != g.candidate]
@@ -191,10 +194,10 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
         pending = store.pending()
         sweep_unfinished_records(out, pending)
         if not test.done() and not test.hopeless() and pending:
-            executor = make_executor(cfg, out, report, procs)
+            executor = make_executor(cfg, out, report, procs, events)
             try:
                 played = await _play(cfg, out, store, executor, pending, test, report,
-                                     on_match)
+                                     on_match, events)
             finally:
                 disqualified = executor.disqualifications
                 # shielded: a cancellation arriving now must not cut the bots' shutdown short
@@ -210,7 +213,8 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
 
 async def _play(cfg: TournamentConfig, out: Path, store: Store, executor: MatchExecutor,
                 pending: list[ScheduledMatch], test: _Test, report: Reporter,
-                on_match: Callable[[ScheduledMatch], None] | None) -> int:
+                on_match: Callable[[ScheduledMatch], None] | None,
+                events: EventSink | None) -> int:
     """Play ``pending`` in schedule order until the test decides (or nothing more can be
     learnt); matches played."""
     queue: asyncio.Queue[ScheduledMatch] = asyncio.Queue()
@@ -227,6 +231,10 @@ async def _play(cfg: TournamentConfig, out: Path, store: Store, executor: MatchE
             m = queue.get_nowait()
             done = await executor.play(m)
             await uncancellable(save_played(out, store, done))   # stored whole or not at all
+            if events is not None:
+                row = done.row
+                events(MatchFinished(m.match_id, m.seats, tuple(row.placings),
+                                     tuple(row.scores), row.record))
             played += 1
             if on_match is not None:
                 on_match(m)

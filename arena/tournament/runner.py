@@ -69,7 +69,7 @@ async def run_tournament(cfg: TournamentConfig, out: Path, *, progress: bool = T
         cfg: validated config. out: output directory (created).
         progress: show a progress bar / lines on stderr (the default reporter's ``enabled``).
         on_match: called after each match is stored (tests use it to interrupt).
-        events: optional sink of :mod:`arena.events` (match started, decision applied, match
+        events: optional sink of :mod:`arena.events` (match started, decisions applied, match
             finished); it must not block (the live page's ``EventBus.publish``).
         reporter: where progress events go (default: a :class:`ConsoleReporter`).
 

@@ -343,3 +343,52 @@ def test_gauntlet_stops_when_the_candidate_never_started(tmp_path):
     played = int(proc.stdout.split(" matches played now")[0].rsplit("\n", 1)[-1])
     assert 2 <= played <= 4        # stopped once its 2 starts had failed (2 slots in flight)
     assert wait_no_processes(tag) == []
+
+
+@pytest.mark.e2e
+def test_a_running_gauntlet_shows_its_matches_in_flight_to_arena_serve(tmp_path):
+    """`arena gauntlet` keeps the in-flight journal (OUT/live/) like `arena run`: a reader in
+    another process sees a match start and its moves, then its end; nothing is left after."""
+    import time
+
+    from arena.events import DecisionsApplied, MatchFinished, MatchStarted
+    from arena.inflight import JournalReader
+
+    from .helpers import PROBEBOT
+    tag = new_tag()
+    text = gauntlet_text(tag, field=1, elo1=5, max_blocks=1).replace(
+        'name = "random-0"', 'name = "slow"').replace(
+        '"-m", "sample_bots.random_bot", "--seed", "0"',
+        f'"{PROBEBOT}", "--mode", "slow", "--sleep-ms", "20"')
+    assert "--mode" in text
+    cfg = tmp_path / "g.toml"
+    cfg.write_text(text)
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "gauntlet", str(cfg), "--out",
+                             str(out), "--quiet"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    seen: list = []
+    try:
+        reader = JournalReader(out)
+        deadline = time.monotonic() + 120
+        while proc.poll() is None and time.monotonic() < deadline:
+            seen += reader.poll()
+            time.sleep(0.05)
+        stdout, stderr = proc.communicate(timeout=60)
+        seen += reader.poll()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, stderr
+    assert "no decision: max_blocks = 1 reached" in stdout
+    started = {e.match_id for e in seen if isinstance(e, MatchStarted)}
+    moved = {e.match_id for e in seen if isinstance(e, DecisionsApplied)}
+    ended = {e.match_id for e in seen if isinstance(e, MatchFinished)}
+    assert started and moved <= started and moved and ended == started
+    for match_id in moved:        # each match's moves arrive in order, none twice
+        idx = [m.index for e in seen if isinstance(e, DecisionsApplied)
+               and e.match_id == match_id for m in e.moves]
+        assert idx == list(range(idx[0], idx[0] + len(idx)))
+    assert list((out / "live").iterdir()) == []
+    assert wait_no_processes(tag) == []
