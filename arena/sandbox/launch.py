@@ -36,6 +36,12 @@ from .usage import (ProcInfo, Usage, children, peak_rss, pss, read_stat, reset_p
 TICK_S = 0.2
 #: a machine-wide scan at most this old serves a match's start or end, seconds
 TABLE_MAX_AGE_S = 0.5
+#: seconds a match's end waits for the process of a seat whose stream ended to exit, so that
+#: a limit the kernel enforced is named in the stored forfeit (:meth:`Launcher.limit_fault`)
+EXIT_SETTLE_S = 1.0
+#: how the session of a bot stopped at a limit ends (its forfeit: ``"disconnect: " + this +
+#: ": " + the limit's name``)
+SANDBOX_STOP = "stopped by the sandbox"
 #: environment a sandboxed bot gets besides its config's ``env`` and ARENA_ADDRESS/ARENA_TOKEN
 BASE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp",
             "LANG": "C.UTF-8"}
@@ -151,7 +157,7 @@ class Supervisor:
         self.fault = limits.fault_text(kind, self.cfg)
         self.on_event(f"bot {self.name!r} stopped: {self.fault}")
         if self.bot is not None:
-            self.bot.connection_lost(f"stopped by the sandbox: {self.fault}")
+            self.bot.connection_lost(f"{SANDBOX_STOP}: {self.fault}")
         self.kill()
 
     def kill(self) -> None:
@@ -163,6 +169,8 @@ class Supervisor:
                 os.kill(pid, signal.SIGKILL)
 
     def _exited(self) -> None:
+        if self.done:
+            return
         self.done = True
         if self.cgroup is not None:
             self.cgroup.ended = True
@@ -177,7 +185,7 @@ class Supervisor:
             self.fault = fault
             self.on_event(f"bot {self.name!r} stopped: {fault}")
             if self.bot is not None:     # mid-match: its seat forfeits with the limit's name
-                self.bot.connection_lost(f"stopped by the sandbox: {fault}")
+                self.bot.connection_lost(f"{SANDBOX_STOP}: {fault}")
 
     def begin(self, bot: object, table: dict[int, ProcInfo]) -> None:
         """A match starts: attach the bot's session, reset the per-match CPU and peak."""
@@ -348,6 +356,22 @@ class Launcher:
             for sup, bot in sups:
                 if sup is not None:
                     sup.begin(bot, table)
+
+    async def limit_fault(self, proc: object, wait_s: float = EXIT_SETTLE_S) -> str | None:
+        """The sandbox limit that stopped ``proc`` (a spawned bot's process), by name
+        (``"memory limit 128 MiB reached"``), waiting up to ``wait_s`` seconds for the process
+        to exit and its exit to be classified; None when no limit is named (it still runs,
+        it exited for another reason, or it is not supervised). For a bot whose stream ended
+        mid-match: the stream usually ends before the exit is seen."""
+        sup = supervisor_of(proc)
+        if sup is None:
+            return None
+        if sup.fault is None and sup.limited and not sup.done:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(sup.proc.wait(), wait_s)
+            if sup.proc.returncode is not None:
+                sup._exited()
+        return sup.fault
 
     async def end(self, procs: Sequence[object]) -> list[Usage | None]:
         """Per seat, the usage of its process in the match now ended (None: not spawned by

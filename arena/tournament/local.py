@@ -18,10 +18,12 @@ from pathlib import Path
 from ..errors import UserError
 from ..events import EventSink, decision_hook
 from ..match import MatchOutcome, MatchSpec, run_match
+from ..match.faults import FaultKind, Forfeit
 from ..protocol.limits import MAX_UNREGISTERED
 from ..protocol.server import ArenaServer
 from ..rules import RulesConfig
 from ..sandbox import Launcher, SocketDir, Usage
+from ..sandbox.launch import SANDBOX_STOP
 from ..sandbox.config import describe, effective
 from .config import BotEntry, TournamentConfig
 from .executor import PlayedMatch, played_from_result
@@ -176,6 +178,22 @@ async def _shutdown(pool: BotPool, server: ArenaServer, launcher: Launcher | Non
                 sockdir.close()
 
 
+async def _name_limit_forfeits(result: MatchOutcome, procs: Sequence[object | None],
+                               launcher: Launcher) -> None:
+    """A seat lost mid-match whose process a sandbox limit stopped (the kernel's: the stream
+    ended before the exit was seen) forfeits with the limit's name, as when the arena stops
+    it: ``"disconnect: stopped by the sandbox: memory limit 128 MiB reached"``."""
+    forfeits = list(result.forfeits)
+    for i, (f, proc) in enumerate(zip(forfeits, procs, strict=True)):
+        if (f is None or proc is None or f.kind is not FaultKind.DISCONNECT
+                or SANDBOX_STOP in f.detail):
+            continue
+        limit = await launcher.limit_fault(proc)
+        if limit is not None:
+            forfeits[i] = Forfeit.disconnect(f"{SANDBOX_STOP}: {limit}")
+    result.forfeits = (forfeits[0], forfeits[1], forfeits[2])
+
+
 async def _play_one(cfg: TournamentConfig, rules: RulesConfig, m: ScheduledMatch,
                     pool: BotPool, launcher: Launcher, events: EventSink | None = None
                     ) -> tuple[MatchOutcome, list[Usage | None]]:
@@ -195,6 +213,7 @@ async def _play_one(cfg: TournamentConfig, rules: RulesConfig, m: ScheduledMatch
         finally:
             if hook is not None:    # the last decisions, before the match's MatchFinished
                 hook.close()
+        await _name_limit_forfeits(result, procs, launcher)
         return result, await launcher.end(procs)
     finally:
         for i, (name, inst, bot) in enumerate(leased):
