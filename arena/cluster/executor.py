@@ -34,6 +34,7 @@ from ..tournament.executor import PlayedMatch
 from ..tournament.schedule import ScheduledMatch
 
 if TYPE_CHECKING:
+    from ..tournament.pool import ProcessTracker
     from .worker import WorkerReply
 
 #: workers a single match may lose (beyond one per slot: idle workers on a lost node) before
@@ -94,11 +95,14 @@ class RayExecutor:
         cfg: the tournament config (``cfg.cluster`` says where and how).
         out: the output directory (bot logs go to ``out/logs``).
         on_event: one-line messages (lost workers, crashes, disqualifications).
+        tracker: told the outcome of every bot start on the workers (the store's process
+            table: the bots that never started), or None.
     """
 
-    def __init__(self, cfg: TournamentConfig, out: Path, on_event: Callable[[str], None]
-                 ) -> None:
+    def __init__(self, cfg: TournamentConfig, out: Path, on_event: Callable[[str], None],
+                 tracker: ProcessTracker | None = None) -> None:
         self.cfg = cfg
+        self.tracker = tracker
         self.cluster = cfg.cluster
         self.log_dir = out / "logs"
         self.on_event = on_event
@@ -311,6 +315,9 @@ class RayExecutor:
         local_logs = str(self.log_dir)
         for line in reply.events:
             self.on_event(line.replace(reply.log_dir, local_logs) if reply.log_dir else line)
+        if self.tracker is not None:
+            for bot, ok, error in reply.starts:
+                self.tracker.start_result(bot, ok, error)
         limit = self.cfg.faults.max_crashes
         for name, n in reply.crashes.items():
             self.crashes[name] += n

@@ -60,7 +60,9 @@ class WorkerReply:
 
     ``logs``: log file name -> bytes appended since the last reply; ``events``: the pool's
     one-line messages (paths under ``log_dir`` name the worker's temporary log directory);
-    ``crashes``: bot name -> crashes counted during this match; ``node``: host name.
+    ``crashes``: bot name -> crashes counted during this match; ``node``: host name;
+    ``starts``: the bot starts since the last reply, (bot, registered, error or None), for
+    the driver's store (a bot that never started: exit status 3, as with ``local``).
     """
 
     played: PlayedMatch
@@ -69,6 +71,29 @@ class WorkerReply:
     crashes: dict[str, int] = field(default_factory=dict)
     log_dir: str = ""
     node: str = ""
+    starts: list[tuple[str, bool, str | None]] = field(default_factory=list)
+
+
+class StartLog:
+    """The worker pool's process tracker: keeps each start's outcome for the next reply (the
+    processes themselves are the reaper's business, :class:`_ReaperFeed`)."""
+
+    def __init__(self) -> None:
+        self.starts: list[tuple[str, bool, str | None]] = []
+
+    def spawned(self, instance: str, bot: str, pgid: int, start_ticks: int) -> None:
+        pass
+
+    def ended(self, instance: str) -> None:
+        pass
+
+    def start_result(self, bot: str, ok: bool, error: str | None = None) -> None:
+        self.starts.append((bot, ok, error))
+
+    def take(self) -> list[tuple[str, bool, str | None]]:
+        """The starts kept so far, forgotten here."""
+        out, self.starts = self.starts, []
+        return out
 
 
 class _ReaperFeed:
@@ -104,6 +129,7 @@ class MatchWorker:
         self.log_dir: Path | None = None
         self.reaper: subprocess.Popen[bytes] | None = None
         self.local: LocalExecutor | None = None
+        self.start_log = StartLog()
 
     async def _start(self) -> LocalExecutor:
         from ..tournament.local import LocalExecutor
@@ -121,7 +147,7 @@ class MatchWorker:
             raise RuntimeError("the reaper has no stdin pipe")
         LIVE_GROUPS.listener = _ReaperFeed(reaper.stdin)
         self.local = local = LocalExecutor(self.cfg, self.log_dir, self.events.append, slots=1,
-                                           bind="127.0.0.1:0")
+                                           bind="127.0.0.1:0", tracker=self.start_log)
         await local.start()
         return local
 
@@ -139,7 +165,7 @@ class MatchWorker:
         crashes = {n: st.crashes - before[n] for n, st in bots.items() if st.crashes > before[n]}
         events, self.events[:] = list(self.events), []
         return WorkerReply(played, self._new_logs(), events, crashes, str(self.log_dir),
-                           socket.gethostname())
+                           socket.gethostname(), self.start_log.take())
 
     def _new_logs(self) -> dict[str, bytes]:
         logs: dict[str, bytes] = {}

@@ -81,7 +81,8 @@ def make_executor(cfg: TournamentConfig, out: Path, report: Reporter,
                   procs: ProcessTable, events: EventSink | None = None) -> MatchExecutor:
     """The executor of ``[cluster] backend`` for the gauntlet's bots
     (:func:`.gauntlet.gauntlet_entries`: with the twin of a one-bot field): local (bot
-    processes recorded in ``procs``, the matches' events to ``events``) or Ray (no events).
+    processes recorded in ``procs``, the matches' events to ``events``) or Ray (bot start
+    outcomes recorded in ``procs``; no events).
     Its news go to ``report`` as :class:`Message`, its warnings as :class:`Alert`."""
     def message(text: str) -> None:
         report(Message(text))
@@ -92,7 +93,7 @@ def make_executor(cfg: TournamentConfig, out: Path, report: Reporter,
     entries = gauntlet_entries(cfg)
     if cfg.cluster.backend == "ray":
         from ..cluster.executor import RayExecutor
-        return RayExecutor(cfg.model_copy(update={"bots": entries}), out, message)
+        return RayExecutor(cfg.model_copy(update={"bots": entries}), out, message, procs)
     # the same hardening as ``arena run``: pre-flight check, server limits and TLS, bot
     # processes recorded in the store (ended by the next run if we are killed)
     return LocalExecutor(cfg, out / "logs", message, on_warning=alert, tracker=procs,

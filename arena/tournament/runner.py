@@ -162,9 +162,9 @@ def make_executor(cfg: TournamentConfig, out: Path, report: Reporter,
                   tracker: ProcessTracker | None,
                   events: EventSink | None = None) -> MatchExecutor:
     """The executor ``[cluster] backend`` asks for: :class:`LocalExecutor` or Ray's (whose
-    bots run on the cluster's nodes: not in ``tracker``; it publishes no per-decision
-    ``events``, only the runner's match finished). Its one-line news go to ``report`` as
-    :class:`Message`, its warnings as :class:`Alert`."""
+    bots run on the cluster's nodes: ``tracker`` gets their start outcomes, not their
+    processes; it publishes no per-decision ``events``, only the runner's match finished).
+    Its one-line news go to ``report`` as :class:`Message`, its warnings as :class:`Alert`."""
     def message(text: str) -> None:
         report(Message(text))
 
@@ -173,6 +173,6 @@ def make_executor(cfg: TournamentConfig, out: Path, report: Reporter,
 
     if cfg.cluster.backend == "ray":
         from ..cluster.executor import RayExecutor
-        return RayExecutor(cfg, out, message)
+        return RayExecutor(cfg, out, message, tracker)
     return LocalExecutor(cfg, out / "logs", message, on_warning=alert, tracker=tracker,
                          events=events, hide=[out])

@@ -172,3 +172,36 @@ def test_gauntlet_plays_on_ray_workers_with_a_twin_field_bot(tmp_path, ray_2cpus
     for name in ("greedy", "random-0", "random-0#2"):
         log = out / "logs" / f"{safe_filename(name)}.log"
         assert "registered with the arena" in log.read_text()
+
+
+def test_a_bot_that_never_starts_on_the_workers_is_reported_as_with_local(tmp_path, ray_2cpus):
+    """`arena run --ray` / `arena gauntlet --ray`: the workers report every bot start to the
+    driver's store, so a bot that never registered is named, kept out of the ratings and the
+    SPRT, and ends the run with exit status 3, as with ``local``."""
+    from arena.tournament.gauntlet_runner import run_gauntlet
+    broken = ["{python}", "-c", "import sys; sys.exit('no model file')"]
+    tag = new_tag()
+    head = ('[sandbox]\nmode = "none"\n[tournament]\nseed = 3\nconcurrency = 2\n'
+            "[rules]\nhand_cap = 1\n[time]\nper_decision_ms = 10000\n"
+            "[faults]\nmax_crashes = 2\n" + ray_extra(2, 0.25))
+    bots = (bot_block("greedy", ["{python}", "-m", "sample_bots.greedy_bot"], tag)
+            + bot_block("random-0", ["{python}", "-m", "sample_bots.random_bot"], tag)
+            + bot_block("broken", broken, tag))
+    outcome = asyncio.run(run_tournament(parse_config(head + bots, "t.toml"),
+                                         tmp_path / "rr", progress=False))
+    assert dict(outcome.never_started).keys() == {"broken"}
+    assert "no model file" in dict(outcome.never_started)["broken"]
+    rows = {r.bot: r for r in outcome.standings.rows}
+    assert (rows["broken"].status, rows["broken"].rating) == ("never started", None)
+    assert rows["greedy"].status is None and rows["greedy"].matches == 6
+    assert wait_no_processes(tag) == []
+
+    text = (head + '[gauntlet]\ncandidate = "greedy"\nelo1 = 100\nmax_blocks = 3\n'
+            + bots + bot_block("random-1", ["{python}", "-m", "sample_bots.random_bot",
+                                            "--seed", "1"], tag))
+    gauntlet = asyncio.run(run_gauntlet(parse_config(text, "g.toml"), tmp_path / "g",
+                                        progress=False))
+    assert dict(gauntlet.never_started).keys() == {"broken"}
+    state = json.loads((tmp_path / "g" / "sprt.json").read_text())
+    assert state["never_started"] == ["broken"]
+    assert wait_no_processes(tag) == []
