@@ -169,7 +169,7 @@ def playout(st: MatchState, seat: int, rng: random.Random) -> float:
         if st.decision is Decision.PLAY:
             st.apply(quick_play(st, rng))
         else:
-            st.apply(ranked_actions(view_of(st, st.current_seat))[0])
+            st.apply(ranked_actions(view_of(st, st.seat_to_act()))[0])
     return hand_value(st, seat)
 
 
@@ -179,8 +179,9 @@ def hand_value(st: MatchState, seat: int) -> float:
     down players, RULES.md 4), plus :data:`PLACE_WEIGHT` per place above second when the match
     ended (a 12-trick win included, RULES.md 5)."""
     pts = st.hand_points[-1][seat]
-    if st.finished:
-        return pts + PLACE_WEIGHT * (2 - st.placings[seat])
+    placings = st.placings
+    if placings is not None:        # the match ended
+        return pts + PLACE_WEIGHT * (2 - placings[seat])
     if st.cfg.exchange != "none":
         return pts * (1.0 + EXCHANGE_WEIGHT)
     return float(pts)
@@ -236,7 +237,7 @@ def quick_play(st: MatchState, rng: random.Random) -> int:
     """Fast default policy for playouts, on the engine's bitmasks: every player takes tricks
     cheaply (lowest winning card when last, a master when second, masters or trump-drawing
     leads), ducks with the lowest card otherwise, and ducks everything in misère."""
-    seat = st.current_seat
+    seat = st.seat_to_act()
     hand = st.hands[seat]
     trick, trump = st.trick, st.trump
     legal = legal_play_mask(hand, trick, trump, st.follow)
