@@ -42,6 +42,8 @@ EXIT_SETTLE_S = 1.0
 #: how the session of a bot stopped at a limit ends (its forfeit: ``"disconnect: " + this +
 #: ": " + the limit's name``)
 SANDBOX_STOP = "stopped by the sandbox"
+#: the forfeit of a bot that exited by itself, its last log lines naming a limit
+LOG_NAMES = "its log names a limit"
 #: environment a sandboxed bot gets besides its config's ``env`` and ARENA_ADDRESS/ARENA_TOKEN
 BASE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp",
             "LANG": "C.UTF-8"}
@@ -100,7 +102,11 @@ class Supervisor:
                  log_path: Path | None, on_event: Callable[[str], None]) -> None:
         self.name, self.proc, self.pid, self.cfg = name, proc, proc.pid, cfg
         self.log_path, self.on_event = log_path, on_event
+        #: where this process's output starts in the bot's log (shared by its instances)
+        self.log_start = _size(log_path)
         self.fault: str | None = None
+        #: the fault's name is read from the bot's last log lines only (not measured)
+        self.fault_from_log = False
         self.bot: Session | None = None
         self.cpu_s = 0.0          # the tree's CPU seconds at the last reading
         self.peak_tasks = 0
@@ -110,6 +116,15 @@ class Supervisor:
         self.pids: list[int] = []
         self.done = False
         self.cgroup: pidlimit.BotCgroup | None = None
+
+    def reason(self) -> str | None:
+        """The forfeit detail of a bot stopped at a limit (see :meth:`Launcher.limit_fault`),
+        None when no limit stopped it."""
+        if self.fault is None:
+            return None
+        if self.fault_from_log:
+            return f"the bot exited (status {self.proc.returncode}); {LOG_NAMES}: {self.fault}"
+        return f"{SANDBOX_STOP}: {self.fault}"
 
     @property
     def limited(self) -> bool:
@@ -178,14 +193,19 @@ class Supervisor:
             return
         if self.proc.returncode in (-signal.SIGTERM, -signal.SIGKILL, 143, 137):
             return  # the arena ended it
+        rc = self.proc.returncode
         fault = limits.fault_text(limits.PROCESSES, self.cfg) if self._refused() else None
-        fault = fault or limits.classify_exit(self.proc.returncode, _tail(self.log_path), self.cfg,
-                                     peak_rss=self.peak_rss, peak_tasks=self.peak_tasks)
+        # measured first (a signal, the peaks seen), then the runtime's last words
+        fault = fault or limits.classify_exit(rc, "", self.cfg, peak_rss=self.peak_rss,
+                                              peak_tasks=self.peak_tasks)
+        if fault is None:
+            fault = limits.classify_exit(rc, _tail(self.log_path, self.log_start), self.cfg)
+            self.fault_from_log = fault is not None
         if fault is not None:
             self.fault = fault
             self.on_event(f"bot {self.name!r} stopped: {fault}")
             if self.bot is not None:     # mid-match: its seat forfeits with the limit's name
-                self.bot.connection_lost(f"{SANDBOX_STOP}: {fault}")
+                self.bot.connection_lost(self.reason() or fault)
 
     def begin(self, bot: object, table: dict[int, ProcInfo]) -> None:
         """A match starts: attach the bot's session, reset the per-match CPU and peak."""
@@ -205,13 +225,22 @@ class Supervisor:
         return Usage(round(max(cpu, 0.0), 3), round(peak / 2**20, 1))
 
 
-def _tail(path: Path | None, size: int = 2048) -> str:
+def _size(path: Path | None) -> int:
+    """Bytes in ``path`` now (0: none, or unreadable)."""
+    try:
+        return os.path.getsize(path) if path is not None else 0
+    except OSError:
+        return 0
+
+
+def _tail(path: Path | None, start: int = 0, size: int = 2048) -> str:
+    """The last ``size`` bytes of ``path`` written at or after offset ``start``, as text."""
     if path is None:
         return ""
     try:
         with open(path, "rb") as f:
             f.seek(0, os.SEEK_END)
-            f.seek(max(0, f.tell() - size))
+            f.seek(max(start, f.tell() - size))
             return f.read().decode("utf-8", "replace")
     except OSError:
         return ""
@@ -358,20 +387,23 @@ class Launcher:
                     sup.begin(bot, table)
 
     async def limit_fault(self, proc: object, wait_s: float = EXIT_SETTLE_S) -> str | None:
-        """The sandbox limit that stopped ``proc`` (a spawned bot's process), by name
-        (``"memory limit 128 MiB reached"``), waiting up to ``wait_s`` seconds for the process
-        to exit and its exit to be classified; None when no limit is named (it still runs,
-        it exited for another reason, or it is not supervised). For a bot whose stream ended
-        mid-match: the stream usually ends before the exit is seen."""
+        """Why the sandbox stopped ``proc`` (a spawned bot's process), as a forfeit detail,
+        waiting up to ``wait_s`` seconds for the process to exit and its exit to be
+        classified: ``"stopped by the sandbox: memory limit 128 MiB reached"`` when the limit
+        was measured (the arena's reading, a signal, the kernel's refusal),
+        ``"the bot exited (status 1); its log names a limit: open files limit 64 reached"``
+        when only the bot's own last log lines name it; None when no limit is named (it
+        still runs, it exited for another reason, or it is not supervised). For a bot whose
+        stream ended mid-match: the stream usually ends before the exit is seen."""
         sup = supervisor_of(proc)
         if sup is None:
             return None
         if sup.fault is None and sup.limited and not sup.done:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(sup.proc.wait(), wait_s)
+                await asyncio.wait_for(asyncio.shield(sup.proc.wait()), wait_s)
             if sup.proc.returncode is not None:
                 sup._exited()
-        return sup.fault
+        return sup.reason()
 
     async def end(self, procs: Sequence[object]) -> list[Usage | None]:
         """Per seat, the usage of its process in the match now ended (None: not spawned by

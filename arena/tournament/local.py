@@ -23,7 +23,7 @@ from ..protocol.limits import MAX_UNREGISTERED
 from ..protocol.server import ArenaServer
 from ..rules import RulesConfig
 from ..sandbox import Launcher, SocketDir, Usage
-from ..sandbox.launch import SANDBOX_STOP
+from ..sandbox.launch import LOG_NAMES, SANDBOX_STOP
 from ..sandbox.config import describe, effective
 from .config import BotEntry, TournamentConfig
 from .executor import PlayedMatch, played_from_result
@@ -182,15 +182,16 @@ async def _name_limit_forfeits(result: MatchOutcome, procs: Sequence[object | No
                                launcher: Launcher) -> None:
     """A seat lost mid-match whose process a sandbox limit stopped (the kernel's: the stream
     ended before the exit was seen) forfeits with the limit's name, as when the arena stops
-    it: ``"disconnect: stopped by the sandbox: memory limit 128 MiB reached"``."""
+    it (:meth:`Launcher.limit_fault`: ``"disconnect: stopped by the sandbox: memory limit
+    128 MiB reached"``, or what the bot's last log lines name)."""
     forfeits = list(result.forfeits)
     for i, (f, proc) in enumerate(zip(forfeits, procs, strict=True)):
         if (f is None or proc is None or f.kind is not FaultKind.DISCONNECT
-                or SANDBOX_STOP in f.detail):
+                or SANDBOX_STOP in f.detail or LOG_NAMES in f.detail):
             continue
-        limit = await launcher.limit_fault(proc)
-        if limit is not None:
-            forfeits[i] = Forfeit.disconnect(f"{SANDBOX_STOP}: {limit}")
+        named = await launcher.limit_fault(proc)
+        if named is not None:
+            forfeits[i] = Forfeit.disconnect(named)
     result.forfeits = (forfeits[0], forfeits[1], forfeits[2])
 
 

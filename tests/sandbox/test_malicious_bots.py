@@ -222,10 +222,12 @@ def test_per_process_limit_is_named(tmp_path, capfd, script, sandbox, env, error
     assert f"bot 'attacker' stopped: {limit}" in err, err[-3000:]
     assert "registered from" not in err    # sandboxed registrations over the socket: traced
     # its seat forfeits every match; the match it died in names the limit in the stored
-    # result, although the arena saw the stream end before the process's exit status
+    # result (as the bot's own last words: it exited by itself), although the arena saw the
+    # stream end before the process's exit status
     reasons = attacker_forfeits(results)
     assert all(reasons)
-    assert any(f"disconnect: stopped by the sandbox: {limit}" == r for r in reasons), reasons
+    named = rf"disconnect: the bot exited \(status \d+\); its log names a limit: {limit}"
+    assert any(re.fullmatch(named, r) for r in reasons), reasons
     assert not any("closed its stream" in r for r in reasons), reasons
     assert all(not r.forfeited[i] for r in results for i, n in enumerate(r.seats)
                if n != "attacker")

@@ -156,3 +156,38 @@ def test_a_real_sandbox_sees_almost_nothing(tmp_path) -> None:
     assert len(procs) <= 3 and 1 in procs        # its own PID namespace
     env = set(eval(out.split("env ")[1].splitlines()[0]))
     assert env - {"PWD", "LC_CTYPE"} == {"ONLY", "PATH"}   # set by bwrap and Python itself
+
+
+def test_a_crash_is_named_by_its_own_output_and_only_measured_limits_are_the_sandbox(
+        tmp_path) -> None:
+    """Launcher.limit_fault: a phrase an EARLIER instance left in the bot's shared log does not
+    name a later plain crash; a phrase of this instance is reported as the bot's own words;
+    a signal is the sandbox's."""
+    import asyncio
+
+    from arena.sandbox.launch import Launcher
+
+    log = tmp_path / "bot.log"
+    log.write_text("instance 1: OSError: [Errno 24] Too many open files\n")
+
+    async def exit_of(code: str) -> str | None:
+        launcher = Launcher(SandboxConfig(), [], socket=None)
+        launcher.configs["b"] = SandboxConfig(mode="bwrap", open_files=64)  # as if sandboxed
+        with open(log, "ab") as out:
+            proc = await asyncio.create_subprocess_exec(sys.executable, "-c", code,
+                                                        stdout=out, stderr=out)
+            launcher.started("b", proc, log)
+        try:
+            return await launcher.limit_fault(proc, wait_s=10)
+        finally:
+            await launcher.close()
+
+    plain = "import os; os._exit(3)"
+    own = "import os, sys; print('EMFILE: Too many open files', flush=True); os._exit(1)"
+    xfsz = ("import os, signal; signal.signal(signal.SIGXFSZ, signal.SIG_DFL); "
+            "os.kill(os.getpid(), signal.SIGXFSZ)")
+    assert asyncio.run(exit_of(plain)) is None
+    assert asyncio.run(exit_of(own)) == ("the bot exited (status 1); its log names a limit: "
+                                         "open files limit 64 reached")
+    assert asyncio.run(exit_of(xfsz)) == \
+        "stopped by the sandbox: file size limit 64 MiB reached"
