@@ -313,11 +313,15 @@ class RayExecutor:
     def _absorb(self, reply: WorkerReply) -> None:
         self._append_logs(reply.logs)
         local_logs = str(self.log_dir)
+
+        def here(text: str) -> str:     # the worker's log paths, as the driver's
+            return text.replace(reply.log_dir, local_logs) if reply.log_dir else text
+
         for line in reply.events:
-            self.on_event(line.replace(reply.log_dir, local_logs) if reply.log_dir else line)
+            self.on_event(here(line))
         if self.tracker is not None:
             for bot, ok, error in reply.starts:
-                self.tracker.start_result(bot, ok, error)
+                self.tracker.start_result(bot, ok, None if error is None else here(error))
         limit = self.cfg.faults.max_crashes
         for name, n in reply.crashes.items():
             self.crashes[name] += n

@@ -134,7 +134,8 @@ SCRIPT = r"""
     var m = parse(ev);
     var none = document.querySelector("#inflight > p.note");
     if (none) { none.remove(); }
-    if (!live[m.id]) { panel(m); }
+    if (live[m.id]) { live[m.id].box.remove(); }   // a match restarted: a fresh panel
+    panel(m);
   });
   // a batch of one match's moves, each [i, hand, seat, kind, action, fault]
   es.addEventListener("decisions", function (ev) {

@@ -190,7 +190,9 @@ def test_a_bot_that_never_starts_on_the_workers_is_reported_as_with_local(tmp_pa
     outcome = asyncio.run(run_tournament(parse_config(head + bots, "t.toml"),
                                          tmp_path / "rr", progress=False))
     assert dict(outcome.never_started).keys() == {"broken"}
-    assert "no model file" in dict(outcome.never_started)["broken"]
+    reason = dict(outcome.never_started)["broken"]
+    assert "no model file" in reason       # the log it points to is the driver's copy
+    assert f"see its log: {tmp_path / 'rr' / 'logs' / 'broken.log'}" in reason, reason
     rows = {r.bot: r for r in outcome.standings.rows}
     assert (rows["broken"].status, rows["broken"].rating) == ("never started", None)
     assert rows["greedy"].status is None and rows["greedy"].matches == 6

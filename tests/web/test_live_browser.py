@@ -46,13 +46,36 @@ def _ended_ms(out: Path) -> list[float]:
     return [datetime.fromisoformat(r[0]).timestamp() * 1000 for r in rows]
 
 
+def _one_match_advances(page, tries: int = 4) -> None:
+    """Wait for a match in flight with moves shown, then for THAT match's decision count to
+    grow while it is still in flight (moves arrive in batches: another match's panel, new
+    and empty, must not pass for it). A match that ends first proves nothing: the next one
+    is watched (at most ``tries``)."""
+    for _ in range(tries):
+        page.wait_for_selector("#inflight .match .moves li", timeout=60_000)
+        box = page.locator("#inflight .match").filter(has=page.locator(".moves li")).first
+        match_id = box.get_attribute("data-match")
+        before = box.locator(".status").text_content()
+        page.wait_for_function(
+            "([id, s]) => { const b = [...document.querySelectorAll('#inflight .match')]"
+            ".find(x => x.dataset.match === id);"
+            " return !b || b.querySelector('.status').textContent !== s; }",
+            arg=[match_id, before], timeout=20_000)
+        still = [b for b in page.locator("#inflight .match").all()
+                 if b.get_attribute("data-match") == match_id]
+        if still and still[0].locator(".status").text_content() != before:
+            assert still[0].locator(".moves li").count() > 0
+            return
+    raise AssertionError(f"no match was seen advancing in flight in {tries} tries")
+
+
 def test_live_page_in_a_browser(tmp_path):
     why = playwright_missing()
     if why:
         pytest.skip(why)
     tag = new_tag()
     cfg = tmp_path / "web.toml"
-    cfg.write_text(web_config(tag, sleep_ms=60))
+    cfg.write_text(web_config(tag, sleep_ms=100))
     out = tmp_path / "out"
     run = _arena("run", str(cfg), "--out", str(out), "--web", "127.0.0.1:0", "--quiet")
     serve = None
@@ -77,13 +100,7 @@ def test_live_page_in_a_browser(tmp_path):
         page.wait_for_function("document.title === '358 Arena: web test'", timeout=30_000)
 
         # a live match advances: its decision count grows while it is in flight
-        page.wait_for_selector("#inflight .match .moves li", timeout=60_000)
-        first = page.locator("#inflight .match .status").first.text_content()
-        page.wait_for_function(
-            "s => { const e = document.querySelector('#inflight .match .status');"
-            " return e && e.textContent !== s; }", arg=first, timeout=20_000)
-        assert page.locator("#inflight .match .trick .card, #inflight .match .moves li"
-                            ).count() > 0
+        _one_match_advances(page)
         page.screenshot(path=str(tmp_path / "live.png"), full_page=True)
 
         # hostile names render as text, in the standings and the live panels
@@ -178,11 +195,7 @@ def test_serve_shows_the_matches_in_flight_of_an_arena_in_another_process(tmp_pa
         assert "read-only view" in page.locator(".mode").text_content()
 
         # a match in flight, run by the other process, advances on the page
-        page.wait_for_selector("#inflight .match .moves li", timeout=60_000)
-        first = page.locator("#inflight .match .status").first.text_content()
-        page.wait_for_function(
-            "s => { const e = document.querySelector('#inflight .match .status');"
-            " return e && e.textContent !== s; }", arg=first, timeout=20_000)
+        _one_match_advances(page)
         names = page.locator("#inflight .match strong").first.text_content()
         assert all(n in names for n in (*HOSTILE, "slow")), names   # as text
         assert page.locator("img").count() == 0
