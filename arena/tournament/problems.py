@@ -265,8 +265,15 @@ def _rules_problems(data: dict[str, Any]) -> list[Problem]:
         try:
             config_from_options(preset if known else DEFAULT_PRESET, {key: value})
         except RulesConfigError as exc:
-            if str(exc).startswith(("invalid value", "unknown rule option")):
-                out.append((f"rules.{key}", str(exc)))
+            text = str(exc)
+            if text.startswith("unknown rule option"):
+                from .config import TournamentConfig   # (it imports this module)
+                home = _section_of(TournamentConfig, key)
+                if home is not None and home != "rules":    # e.g. per_decision_ms
+                    text = f"unknown rule option {key!r} (it belongs in [{home}])"
+                out.append((f"rules.{key}", text))
+            elif text.startswith("invalid value"):
+                out.append((f"rules.{key}", text))
     if known and not out:
         try:
             config_from_options(preset, rules)

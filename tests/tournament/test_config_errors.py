@@ -30,6 +30,10 @@ CASES = [
     (GOOD + "[rules]\nhand_cap = 0\n",
      "rules.hand_cap: invalid value 0 for rule option 'hand_cap'"),
     (GOOD + "[rules]\ntrumps = true\n", "rules.trumps: unknown rule option 'trumps'"),
+    (GOOD + "[rules]\nper_decision_ms = 300\n",
+     "rules.per_decision_ms: unknown rule option 'per_decision_ms' (it belongs in [time])"),
+    (GOOD + "[rules]\nconcurrency = 2\n",
+     "rules.concurrency: unknown rule option 'concurrency' (it belongs in [tournament])"),
     (GOOD.replace('name = "b"', 'name = "a"'), "bot names must be unique (ignoring case); "
      "repeated: a"),
     (GOOD.replace('name = "b"', 'name = "A"'), "repeated: A, a"),
