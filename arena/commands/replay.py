@@ -83,13 +83,23 @@ def _failed(args: argparse.Namespace, path: Path, message: str) -> int:
     return 1
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run the command; see the module docstring for output and exit codes."""
-    path = Path(args.record)
-    if args.json and not args.verify:
-        raise UserError("--json goes with --verify (the replay itself is text or --html)")
+def _record_file(text: str) -> Path:
+    """The record file named on the command line. Raises: UserError when it is a directory
+    or does not exist."""
+    path = Path(text)
+    if path.is_dir():
+        raise UserError(f"{path} is a directory: give one record file (a tournament's are in "
+                        "DIR/records/, e.g. records/<match>.jsonl.gz)")
     if not path.is_file():
         raise UserError(f"record file not found: {path}")
+    return path
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the command; see the module docstring for output and exit codes."""
+    if args.json and not args.verify:
+        raise UserError("--json goes with --verify (the replay itself is text or --html)")
+    path = _record_file(args.record)
     if args.html and Path(args.html).resolve() == path.resolve():
         raise UserError(f"--html {args.html} would overwrite the record itself")
     try:

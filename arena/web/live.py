@@ -31,12 +31,14 @@ def _announce(server: WebServer, what: str) -> None:
               file=sys.stderr, flush=True)
 
 
-async def _start(app: Starlette, host: str, port: int) -> WebServer:
+async def _start(app: Starlette, host: str, port: int, option: str) -> WebServer:
+    """Start the page's server; ``option`` names the address's option in errors."""
     server = WebServer(app, host, port)
     try:
         await server.start()
     except OSError as exc:
-        raise UserError(f"--web {host}:{port}: cannot listen: {exc.strerror or exc}") from None
+        raise UserError(f"{option}: cannot listen on {host}:{port}: {exc.strerror or exc}"
+                        ) from None
     return server
 
 
@@ -51,7 +53,7 @@ async def run_with_page(out: Path, host: str, port: int,
     bus = bus or EventBus()
     state = LiveState(out, secrets)
     bus.listen(state.on_event)
-    server = await _start(create_app(state, bus, live=True), host, port)
+    server = await _start(create_app(state, bus, live=True), host, port, "--web")
     worker = SnapshotWorker()   # the rating fits run beside the arena, not in its process
     fresh = asyncio.create_task(keep_fresh(state, bus, poll_s=1.0, worker=worker))
     _announce(server, "live page")
@@ -88,7 +90,8 @@ async def serve_directory(out: Path, host: str, port: int, poll_s: float = 1.0) 
         raise UserError(str(exc)) from None
     bus = EventBus()
     bus.listen(state.on_event)
-    server = await _start(create_app(state, bus, live=False), host, port)
+    server = await _start(create_app(state, bus, live=False), host, port,
+                          "--host/--port")
     fresh = asyncio.create_task(keep_fresh(state, bus, poll_s=poll_s))
     journal = asyncio.create_task(follow_journal(out, bus))
     _announce(server, "tournament page (read-only)")

@@ -79,6 +79,10 @@ def test_usage_mistakes_exit_2(capsys, rec_file, args, message):
 def test_missing_file_exit_2(capsys, tmp_path):
     code, _, err = run(capsys, tmp_path / "none.jsonl")
     assert code == 2 and "record file not found" in err
+    code, _, err = run(capsys, tmp_path)               # a tournament directory, say
+    assert code == 2 and err == (f"arena: error: {tmp_path} is a directory: give one record "
+                                 "file (a tournament's are in DIR/records/, e.g. "
+                                 "records/<match>.jsonl.gz)\n")
 
 
 def _plain_copy(rec_file, tmp_path):

@@ -392,3 +392,26 @@ def test_the_snapshot_is_one_json_object_with_every_fragment(finished):
     assert data["inflight"] == [{"id": "m9", "seats": ["a", "b", "c"], "decisions": 1,
                                  "moves": [{"i": 0, "hand": 1, "seat": 2, "kind": "play",
                                             "action": "AS", "fault": None}]}]
+
+
+def test_a_port_in_use_is_one_line_naming_the_option(finished, tmp_path, capsys):
+    """`arena serve --port P` and `arena run --web P` on a port already bound: one line that
+    names the command's own option, exit 2."""
+    import socket
+
+    from arena.cli import main
+    out, _ = finished
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", str(out), "--port", str(port)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"arena: error: --host/--port: cannot listen on 127.0.0.1:{port}: ")
+        assert err.count("\n") == 1
+        cfg = tmp_path / "t.toml"
+        cfg.write_text(web_config(new_tag()))
+        assert main(["run", str(cfg), "--out", str(tmp_path / "o"), "--web", str(port),
+                     "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert f"arena: error: --web: cannot listen on 127.0.0.1:{port}: " in err
