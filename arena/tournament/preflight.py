@@ -1,9 +1,11 @@
 """Pre-flight check of the bot commands, before the first match: every spawned bot's program
-exists and is executable, its working directory exists, and the script it names for a Python
-or Node.js interpreter exists.
+exists and is executable, its working directory exists, the script it names for a Python
+or Node.js interpreter exists, and the module of ``python -m pkg.mod`` exists when ``pkg`` is a
+package in the bot's working directory (checked on the file system: no bot code runs).
 
-What it cannot see (a script that fails at start, a missing module for ``python -m``) is found
-when the bot starts: see ``never started`` in :mod:`arena.tournament.pool`.
+What it cannot see (a script that fails at start, a missing installed module for
+``python -m``) is found when the bot starts: see ``never started`` in
+:mod:`arena.tournament.pool`.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from .config import BotEntry
 _PYTHON = re.compile(r"^python(\d+(\.\d+)*)?$")
 #: interpreter options that take a value (the script follows the value)
 _PY_VALUE_OPTS = {"-W", "-X", "--check-hash-based-pycs"}
+#: files ``python -m`` can run a module from (source, bytecode, extension modules)
+_MODULE_SUFFIXES = {".py", ".pyc", ".so", ".pyd"}
 _NODE_VALUE_OPTS = {"-r", "--require", "--import", "--loader", "--experimental-loader",
                     "--conditions", "-C", "--env-file", "--input-type", "--title"}
 
@@ -58,7 +62,46 @@ def check_command(argv: Sequence[str], cwd: str | None, env: dict[str, str]) -> 
     script = _script(argv)
     if script is not None and not (base / script).is_file():
         return f"its script {script} does not exist (looked in {base})"
+    module = _module(argv)
+    if module is not None:
+        return _local_module_problem(module, base)
     return None
+
+
+def _module(argv: Sequence[str]) -> str | None:
+    """The module of ``python [options] -m MODULE ...`` (``-mMODULE`` too), or None."""
+    if not _PYTHON.match(Path(argv[0]).name):
+        return None
+    args = iter(argv[1:])
+    for arg in args:
+        if arg == "-m":
+            return next(args, None)
+        if arg.startswith("-m"):
+            return arg[2:]
+        if arg in _PY_VALUE_OPTS:
+            next(args, None)
+        elif not arg.startswith("-") or arg in ("-c", "-"):
+            return None
+    return None
+
+
+def _local_module_problem(module: str, base: Path) -> str | None:
+    """Why ``python -m module`` cannot find ``module`` when its top-level package is a
+    directory in ``base`` (the first entry of ``sys.path`` for ``-m``), or None (found, or
+    not a local package: an installed one is looked up at the bot's start)."""
+    parts = module.split(".")
+    where = base / parts[0]
+    if len(parts) < 2 or not where.is_dir():
+        return None
+    for part in parts[1:-1]:
+        where = where / part
+        if not where.is_dir():
+            return f"its module {module} does not exist (no package {where})"
+    last = where / parts[-1]
+    if (last / "__main__.py").is_file() or any(
+            f.suffix in _MODULE_SUFFIXES and f.is_file() for f in where.glob(parts[-1] + ".*")):
+        return None
+    return f"its module {module} does not exist (no {last}.py or {last / '__main__.py'})"
 
 
 def _program_problem(prog: str, base: Path, env: dict[str, str]) -> str | None:

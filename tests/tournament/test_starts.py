@@ -51,6 +51,14 @@ def test_arena_play_refuses_a_command_that_cannot_start(capsys):
     (["sh", "-c", "exec sleep 1"], None),
     (["./bot.sh"], "./bot.sh does not exist"),
     (["node", "--require", "x.js", "gone.js"], "its script gone.js does not exist"),
+    ([PYTHON, "-m", "sample_bots.greedy_bott"], "its module sample_bots.greedy_bott does not "
+     "exist (no "),
+    ([PYTHON, "-u", "-msample_bots.nope.bot"], "its module sample_bots.nope.bot does not exist "
+     "(no package "),
+    ([PYTHON, "-m", "sample_bots.js_bot"], "its module sample_bots.js_bot does not exist"),
+    ([PYTHON, "-m", "json.tool"], None),              # installed: looked up at the start
+    ([PYTHON, "-m", "sample_bots"], None),            # top level only: not checked here
+    ([PYTHON, "-c", "pass", "-m", "x.y"], None),
 ])
 def test_preflight_command_checks(argv, problem):
     got = check_command(argv, None, {})
