@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+from ..events import MatchFinished
 from ..match import MatchOutcome
 from ..records import record_from_result
 from ..records.codec import dumps_record
@@ -44,6 +45,12 @@ class PlayedMatch:
     started_at: str
     ended_at: str
     record: bytes
+
+    def finished(self) -> MatchFinished:
+        """The :class:`arena.events.MatchFinished` to publish once this match is stored."""
+        row = self.row
+        return MatchFinished(row.match_id, row.seats, tuple(row.placings), tuple(row.scores),
+                             row.record)
 
 
 class MatchExecutor(Protocol):

@@ -28,17 +28,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..atomic import atomic_write_bytes
-from ..events import EventSink, MatchFinished
+from ..events import EventSink
 from ..ratings.sprt import SprtState, sprt_state
 from .config import TournamentConfig
 from .executor import MatchExecutor
 from .gauntlet import (BlockPrefix, block_order, evaluate, gauntlet_entries, gauntlet_schedule,
                        gauntlet_section, sprt_parameters)
-from .local import LocalExecutor, sandbox_banner
+from .local import sandbox_banner
 from .outdir import (leftovers_notice, out_dir_lock, prepare_out_dir, save_played,
                      sweep_unfinished_records)
 from .proctable import ProcessTable
-from .reporter import Alert, ConsoleReporter, Message, Notice, Reporter
+from .reporter import ConsoleReporter, Message, Notice, Reporter
+from .runner import make_executor
 from .schedule import ScheduledMatch
 from .store import ResultRow, Store
 from .tasks import run_workers, uncancellable
@@ -75,29 +76,6 @@ def _write_state(out: Path, cfg: TournamentConfig, state: SprtState, capped: boo
             "elo_high": state.elo_high, "decision": state.decision, "capped": capped,
             "never_started": sorted(excluded)}
     atomic_write_bytes(out / "sprt.json", (json.dumps(data, indent=2) + "\n").encode())
-
-
-def make_executor(cfg: TournamentConfig, out: Path, report: Reporter,
-                  procs: ProcessTable, events: EventSink | None = None) -> MatchExecutor:
-    """The executor of ``[cluster] backend`` for the gauntlet's bots
-    (:func:`.gauntlet.gauntlet_entries`: with the twin of a one-bot field): local (bot
-    processes recorded in ``procs``, the matches' events to ``events``) or Ray (bot start
-    outcomes recorded in ``procs``; no events).
-    Its news go to ``report`` as :class:`Message`, its warnings as :class:`Alert`."""
-    def message(text: str) -> None:
-        report(Message(text))
-
-    def alert(text: str) -> None:
-        report(Alert(text))
-
-    entries = gauntlet_entries(cfg)
-    if cfg.cluster.backend == "ray":
-        from ..cluster.executor import RayExecutor
-        return RayExecutor(cfg.model_copy(update={"bots": entries}), out, message, procs)
-    # the same hardening as ``arena run``: pre-flight check, server limits and TLS, bot
-    # processes recorded in the store (ended by the next run if we are killed)
-    return LocalExecutor(cfg, out / "logs", message, on_warning=alert, tracker=procs,
-                         bots=entries, hide=[out], events=events)
 
 
 class _Test:
@@ -195,7 +173,9 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
         pending = store.pending()
         sweep_unfinished_records(out, pending)
         if not test.done() and not test.hopeless() and pending:
-            executor = make_executor(cfg, out, report, procs, events)
+            # the gauntlet's bots: with the twin of a one-bot field
+            executor = make_executor(cfg.model_copy(update={"bots": entries}), out, report,
+                                     procs, events)
             try:
                 played = await _play(cfg, out, store, executor, pending, test, report,
                                      on_match, events)
@@ -233,9 +213,7 @@ async def _play(cfg: TournamentConfig, out: Path, store: Store, executor: MatchE
             done = await executor.play(m)
             await uncancellable(save_played(out, store, done))   # stored whole or not at all
             if events is not None:
-                row = done.row
-                events(MatchFinished(m.match_id, m.seats, tuple(row.placings),
-                                     tuple(row.scores), row.record))
+                events(done.finished())
             played += 1
             if on_match is not None:
                 on_match(m)

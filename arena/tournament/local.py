@@ -68,8 +68,8 @@ def max_connections(cfg: TournamentConfig, slots: int | None = None,
 class LocalExecutor:
     """Plays matches in this process: the pre-flight check, one gRPC server, one bot pool
     with ``slots`` instances per bot (``tournament.concurrency`` unless given). A Ray worker
-    runs one per actor. ``bots``: the bots to start (default the config's; a gauntlet adds a
-    twin of a one-bot field).
+    runs one per actor. The bots started are the config's (a gauntlet's config has the twin
+    of a one-bot field among them).
 
     Raises (from ``start``): PreflightError, ServerStartError.
     """
@@ -79,10 +79,9 @@ class LocalExecutor:
                  on_warning: Callable[[str], None] | None = None,
                  tracker: ProcessTracker | None = None,
                  events: EventSink | None = None,
-                 bots: Sequence[BotEntry] | None = None,
                  hide: list[Path] | None = None) -> None:
         self.cfg = cfg
-        self.bots = list(cfg.bots if bots is None else bots)
+        self.bots = list(cfg.bots)
         #: directories no sandboxed bot may see (the output directory; default: the logs)
         self.hide = hide if hide is not None else [log_dir]
         self.rules = cfg.rules_config()

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..events import EventSink, MatchFinished
+from ..events import EventSink
 from .config import TournamentConfig
 from .executor import MatchExecutor
 from .growth import prepare_schedule
@@ -145,8 +145,7 @@ async def _play(cfg: TournamentConfig, out: Path, store: Store, executor: MatchE
             await uncancellable(save_played(out, store, done))
             row = done.row
             if events is not None:
-                events(MatchFinished(m.match_id, m.seats, tuple(row.placings),
-                                     tuple(row.scores), row.record))
+                events(done.finished())
             tally.played += 1
             tally.faults += sum(row.faults)
             report(MatchStored(m, row))

@@ -69,10 +69,12 @@ def sse(event: str, data: str) -> str:
     return f"event: {event}\ndata: {data}\n\n"
 
 
-def event_message(ev: object, state: LiveState, live: bool) -> str | None:
-    """The SSE text for one bus item (None: nothing to send)."""
+def event_message(ev: object, render: Callable[[], str]) -> str | None:
+    """The SSE text for one bus item: for new standings or a resync marker the snapshot
+    ``render()`` makes (:func:`snapshot_json_sse`), else the match event's (None: nothing to
+    send)."""
     if ev is RESYNC or isinstance(ev, StandingsChanged):
-        return sse("snapshot", snapshot_json(state, live))
+        return render()
     return _match_message(ev)
 
 
@@ -132,12 +134,9 @@ class _Hub:
                         return
                     if self.streams == 0:       # nobody reads: skip the encoding
                         continue
-                    if ev is RESYNC or isinstance(ev, StandingsChanged):
-                        self._append(self.render())
-                    elif ev is not None:
-                        text = _match_message(ev)
-                        if text is not None:
-                            self._append(text)
+                    text = event_message(ev, self.render)
+                    if text is not None:
+                        self._append(text)
 
     def _append(self, text: str) -> None:
         self.texts.append(text)

@@ -283,6 +283,15 @@ def test_arena_run_with_mode_gauntlet_runs_the_gauntlet(tmp_path):
 BROKEN = ["{python}", "-c", "import sys; sys.exit('no model file')"]
 
 
+def _quiet_gauntlet(tmp_path, text: str, out) -> subprocess.CompletedProcess:
+    """`arena gauntlet CFG --out OUT --quiet` on config ``text``, in a child process."""
+    cfg_file = tmp_path / "g.toml"
+    cfg_file.write_text(text)
+    return subprocess.run([sys.executable, "-m", "arena.cli", "gauntlet", str(cfg_file),
+                           "--out", str(out), "--quiet"], capture_output=True, text=True,
+                          timeout=300)
+
+
 @pytest.mark.e2e
 def test_gauntlet_keeps_a_field_bot_that_never_started_out_of_the_sprt(tmp_path):
     """A field of 3 where one bot exits before registering: its two tables are passed over,
@@ -294,12 +303,8 @@ def test_gauntlet_keeps_a_field_bot_that_never_started_out_of_the_sprt(tmp_path)
     tag = new_tag()
     text = gauntlet_text(tag, field=2, extra="[faults]\nmax_crashes = 2\n") \
         + bot_block("broken", BROKEN, tag)
-    cfg_file = tmp_path / "g.toml"
-    cfg_file.write_text(text)
     out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, "-m", "arena.cli", "gauntlet", str(cfg_file),
-                           "--out", str(out), "--quiet"], capture_output=True, text=True,
-                          timeout=300)
+    proc = _quiet_gauntlet(tmp_path, text, out)
     assert proc.returncode == 3, proc.stderr
     assert "arena: error: bot 'broken' never started: " in proc.stderr
     assert "kept out of the SPRT" in proc.stderr
@@ -329,12 +334,8 @@ def test_gauntlet_stops_when_the_candidate_never_started(tmp_path):
     text = gauntlet_text(tag, field=2, extra="[faults]\nmax_crashes = 2\n").replace(
         json.dumps(["{python}", "-m", "sample_bots.greedy_bot"]), json.dumps(BROKEN))
     assert "no model file" in text
-    cfg_file = tmp_path / "g.toml"
-    cfg_file.write_text(text)
     out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, "-m", "arena.cli", "gauntlet", str(cfg_file),
-                           "--out", str(out), "--quiet"], capture_output=True, text=True,
-                          timeout=300)
+    proc = _quiet_gauntlet(tmp_path, text, out)
     assert proc.returncode == 3, proc.stderr
     assert "no decision: no table is left without a bot that never started" in proc.stdout
     state = json.loads((out / "sprt.json").read_text())

@@ -46,6 +46,26 @@ def _ended_ms(out: Path) -> list[float]:
     return [datetime.fromisoformat(r[0]).timestamp() * 1000 for r in rows]
 
 
+def _open_page(browser, url: str, problems: list[tuple[float, str]]):
+    """A page on ``url`` that records in ``problems`` (time, text) every console error or
+    warning, HTTP error, page error and dialog, and in ``window.seen[n]`` when it first showed
+    ``n`` finished matches (the browser's clock, the same as ours)."""
+    page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
+    page.on("console", lambda m: problems.append((time.time(), f"{m.type}: {m.text}"))
+            if m.type in ("error", "warning") else None)
+    page.on("response", lambda r: problems.append((time.time(), f"{r.status} {r.url}"))
+            if r.status >= 400 else None)
+    page.on("pageerror", lambda e: problems.append((time.time(), f"page error: {e}")))
+    page.on("dialog", lambda d: (problems.append((time.time(), f"dialog {d.message}")),
+                                 d.dismiss()))
+    page.goto(url)
+    page.evaluate("""() => { window.seen = {};
+        new MutationObserver(() => { const d = document.body.dataset.done;
+          if (d && !(d in window.seen)) window.seen[d] = Date.now(); })
+        .observe(document.body, {attributes: true, attributeFilter: ['data-done']}); }""")
+    return page
+
+
 def _one_match_advances(page, tries: int = 4) -> None:
     """Wait for a match in flight with moves shown, then for THAT match's decision count to
     grow while it is still in flight (moves arrive in batches: another match's panel, new
@@ -83,20 +103,7 @@ def test_live_page_in_a_browser(tmp_path):
     problems: list[tuple[float, str]] = []
     try:
         url = read_url(run)
-        page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
-        page.on("console", lambda m: problems.append((time.time(), f"{m.type}: {m.text}"))
-                if m.type in ("error", "warning") else None)
-        page.on("response", lambda r: problems.append((time.time(), f"{r.status} {r.url}"))
-                if r.status >= 400 else None)
-        page.on("pageerror", lambda e: problems.append((time.time(), f"page error: {e}")))
-        page.on("dialog", lambda d: (problems.append((time.time(), f"dialog {d.message}")),
-                                     d.dismiss()))
-        page.goto(url)
-        # the page records when it saw each new finished-match count (browser clock = ours)
-        page.evaluate("""() => { window.seen = {};
-            new MutationObserver(() => { const d = document.body.dataset.done;
-              if (d && !(d in window.seen)) window.seen[d] = Date.now(); })
-            .observe(document.body, {attributes: true, attributeFilter: ['data-done']}); }""")
+        page = _open_page(browser, url, problems)
         page.wait_for_function("document.title === '358 Arena: web test'", timeout=30_000)
 
         # a live match advances: its decision count grows while it is in flight
@@ -171,7 +178,7 @@ def test_serve_shows_the_matches_in_flight_of_an_arena_in_another_process(tmp_pa
     run = _arena("run", str(cfg), "--out", str(out), "--quiet")
     serve = None
     pw, browser = playwright_browser(find_chromium())
-    problems: list[str] = []
+    problems: list[tuple[float, str]] = []
     try:
         deadline = time.monotonic() + 60
         while not (out / "results.sqlite").exists():
@@ -179,16 +186,8 @@ def test_serve_shows_the_matches_in_flight_of_an_arena_in_another_process(tmp_pa
             time.sleep(0.1)
         serve = _arena("serve", str(out), "--port", "0")
         url = read_url(serve)
-        page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
-        page.on("console", lambda m: problems.append(f"{m.type}: {m.text}")
-                if m.type in ("error", "warning") else None)
-        page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-        page.on("dialog", lambda d: (problems.append(f"dialog {d.message}"), d.dismiss()))
-        page.goto(url)
-        page.evaluate("""() => { window.seen = {}; window.cards = new Set();
-            new MutationObserver(() => { const d = document.body.dataset.done;
-              if (d && !(d in window.seen)) window.seen[d] = Date.now(); })
-            .observe(document.body, {attributes: true, attributeFilter: ['data-done']});
+        page = _open_page(browser, url, problems)
+        page.evaluate("""() => { window.cards = new Set();
             new MutationObserver(() => document.querySelectorAll(
                 '#inflight .match .trick .card').forEach(c => window.cards.add(c.textContent)))
             .observe(document.getElementById('inflight'), {childList: true, subtree: true}); }""")
@@ -223,4 +222,4 @@ def test_serve_shows_the_matches_in_flight_of_an_arena_in_another_process(tmp_pa
             if proc is not None and proc.poll() is None:
                 proc.terminate()
                 proc.wait(timeout=30)
-    assert problems == []
+    assert [p for _, p in problems] == []

@@ -273,7 +273,9 @@ def test_sigkill_of_an_arena_with_the_page_leaves_nothing_running(tmp_path):
 
 def test_non_loopback_bind_warns_and_a_resync_is_a_fresh_snapshot(finished):
     from arena.events import RESYNC, StandingsChanged
-    from arena.web.app import event_message
+    from functools import partial
+
+    from arena.web.app import event_message, snapshot_json_sse
 
     from .helpers import read_url
     out, _ = finished
@@ -291,7 +293,7 @@ def test_non_loopback_bind_warns_and_a_resync_is_a_fresh_snapshot(finished):
     state = LiveState(out)
     state.refresh()
     for item in (RESYNC, StandingsChanged(6, 6)):
-        text = event_message(item, state, live=False)
+        text = event_message(item, partial(snapshot_json_sse, state, False))
         assert text.startswith("event: snapshot\ndata: ")
         assert json.loads(text.split("data: ", 1)[1])["done"] == 6
 
