@@ -102,9 +102,11 @@ def run_arena(args: argparse.Namespace) -> int:
         return 0
     for line in asyncio.run(bench_throughput(args.decisions, args.rounds)).lines():
         print(line)
-    from ..sandbox import bwrap_path
-    if bwrap_path() is None:
-        print("bot start times: skipped (bubblewrap is not installed)")
+    from ..sandbox import which
+    try:
+        which.find()
+    except which.SandboxUnavailable as exc:
+        print(f"bot start times: skipped ({exc})")
         return 0
     from ..bench.sandbox_start import bench_start
     for line in asyncio.run(bench_start(max(args.rounds, 3))).lines():

@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from . import limits, pidlimit
-from .bwrap import SANDBOX_SOCKET, bwrap_argv
+from . import freeze, limits, pidlimit
+from .bwrap import SANDBOX_SOCKET, bot_paths, bwrap_argv, python_dirs, sandbox_env_path
 from .config import BotSandbox, SandboxConfig, effective, require_bwrap, resolve
 from .usage import (ProcInfo, Usage, children, peak_rss, pss, read_stat, reset_peak, scan,
-                    tree)
+                    scratch_bytes, tree)
 
 #: seconds between two readings of the sandboxed bots' process trees (only while a bot with
 #: limits runs; bots in mode "none" are read at the start and end of their matches)
@@ -112,7 +112,14 @@ class Supervisor:
         self.peak_tasks = 0
         self.peak_rss = 0         # bytes, over the process's life
         self.match_cpu0: float | None = None
+        #: the tree's CPU seconds when its last match ended (0 before the first): CPU used
+        #: between two matches is counted in the next one
+        self.cpu_mark = 0.0
         self.match_peak = 0       # bytes, in the current match
+        #: a process of the sandbox (inside its mount namespace), for the scratch reading
+        self.inside: int | None = None
+        #: stopped between matches (:mod:`.freeze`)
+        self.paused = False
         self.pids: list[int] = []
         self.done = False
         self.cgroup: pidlimit.BotCgroup | None = None
@@ -145,9 +152,10 @@ class Supervisor:
         self.pids = pids
         inner = [p for p in pids if p != self.pid] if self.limited else pids
         self.cpu_s = max(self.cpu_s, sum(table[p].cpu_s for p in pids))
-        rss = sum(table[p].rss for p in inner)
+        scratch = self._scratch(inner) if self.limited else 0
+        rss = sum(table[p].rss for p in inner) + scratch
         if len(inner) > 3 and rss >= self.cfg.memory_mib << 19:
-            rss = pss(inner)      # forked children: count shared pages once
+            rss = pss(inner) + scratch      # forked children: count shared pages once
         tasks = sum(table[p].threads for p in inner)
         self.peak_rss = max(self.peak_rss, rss)
         self.match_peak = max(self.match_peak, rss)
@@ -161,6 +169,31 @@ class Supervisor:
         elif (self.match_cpu0 is not None
               and self.cpu_s - self.match_cpu0 >= self.cfg.cpu_s_per_match):
             self.stop(limits.CPU)
+
+    def _scratch(self, inner: list[int]) -> int:
+        """Bytes of the sandbox's ``/tmp`` and ``/dev/shm`` in use (0 when unread)."""
+        if self.inside in inner:
+            used = scratch_bytes(self.inside)
+            if used is not None:
+                return used
+        for pid in reversed(inner):      # the deepest first: inside the sandbox
+            used = scratch_bytes(pid)
+            if used is not None:
+                self.inside = pid
+                return used
+        return 0
+
+    def pause(self) -> None:
+        """Stop the bot's processes between two matches (:func:`.freeze.stop_tree`)."""
+        if not self.done and not self.paused:
+            freeze.stop_tree(self.pid)
+            self.paused = True
+
+    def resume(self) -> None:
+        """Continue a paused bot (before its next match, or before it is ended)."""
+        if self.paused:
+            freeze.continue_tree(self.pid)
+            self.paused = False
 
     def _refused(self) -> bool:
         """The kernel refused a fork of the bot at its pids cgroup's limit."""
@@ -208,10 +241,11 @@ class Supervisor:
                 self.bot.connection_lost(self.reason() or fault)
 
     def begin(self, bot: object, table: dict[int, ProcInfo]) -> None:
-        """A match starts: attach the bot's session, reset the per-match CPU and peak."""
+        """A match starts: attach the bot's session, reset the per-match peak; the match's CPU
+        counts from the end of the bot's previous match (or its start)."""
         self.bot = bot if isinstance(bot, Session) else None
         self.read(table)
-        self.match_cpu0 = self.cpu_s
+        self.match_cpu0 = self.cpu_mark
         self.match_peak = 0
         reset_peak(self.pids)
 
@@ -222,7 +256,16 @@ class Supervisor:
         inner = [p for p in self.pids if p != self.pid] if self.limited else self.pids
         peak = max(self.match_peak, peak_rss(inner))
         self.match_cpu0 = None
+        self.cpu_mark = self.cpu_s
         return Usage(round(max(cpu, 0.0), 3), round(peak / 2**20, 1))
+
+
+def _command_of(entry: BotSpec) -> list[str]:
+    """The configured command of ``entry`` with ``{python}`` substituted (what its files
+    are), or empty."""
+    import sys
+    command = getattr(entry, "command", None) or []
+    return [a.replace("{python}", sys.executable) for a in command]
 
 
 def _size(path: Path | None) -> int:
@@ -270,8 +313,9 @@ class Launcher:
                         for e in entries if not e.remote}
         self.bwrap = (require_bwrap() if any(c.mode == "bwrap" for c in self.configs.values())
                       else None)
-        self.dirs = {e.name: os.path.realpath(e.cwd or os.getcwd())
-                     for e in entries if not e.remote}
+        #: what each started bot may read of its own (its cwd, the files of its command)
+        self.own: dict[str, list[str]] = {e.name: bot_paths(e.cwd, _command_of(e))
+                                          for e in entries if not e.remote}
         self.hide = [str(h) for h in hide]
         self.supervisors: list[Supervisor] = []
         self._ticker: asyncio.Task[None] | None = None
@@ -299,18 +343,20 @@ class Launcher:
                    if k.startswith("ARENA_") and os.environ.get(k) != v}
         box_env = {**BASE_ENV, **carried, **entry.env,
                    "ARENA_ADDRESS": swap(outside), "ARENA_TOKEN": env.get("ARENA_TOKEN", "")}
-        if os.environ.get("PYTHONPATH"):
-            box_env.setdefault("PYTHONPATH", os.environ["PYTHONPATH"])
-        others = [d for n, d in self.dirs.items() if n != name]
+        others = [p for n, paths in self.own.items() if n != name for p in paths]
         prefix = limits.inner_prefix(cfg)
         if argv and "/" not in argv[0]:   # a program found on the arena's PATH
             argv = [shutil.which(argv[0]) or argv[0], *argv[1:]]
+        python = python_dirs()
+        inner_path = sandbox_env_path(python, entry.env)
+        if inner_path is not None:
+            box_env["PYTHONPATH"] = inner_path
         if self.bwrap is None:
             raise RuntimeError("Launcher.prepare: a bwrap-mode bot without a bubblewrap")
         wrapped = bwrap_argv(self.bwrap, prefix + [swap(a) for a in argv],
-                             cwd=self.dirs[name], socket=self.socket,
-                             hide=self.hide + others, scratch_mib=cfg.scratch_mib,
-                             extra_ro=cfg.ro_paths)
+                             cwd=os.path.realpath(cwd) if cwd else None, socket=self.socket,
+                             hide=self.hide, others=others, scratch_mib=cfg.scratch_mib,
+                             extra_ro=cfg.ro_paths, python=python)
         group = self._cgroup(cfg)
         if group is not None:
             # a shell joins the group and becomes bubblewrap (exec): no Python runs between
@@ -388,6 +434,19 @@ class Launcher:
             for sup, bot in sups:
                 if sup is not None:
                     sup.begin(bot, table)
+
+    def pause(self, proc: object) -> None:
+        """Stop an idle bot instance's processes until :meth:`resume` (no CPU between its
+        matches; see :mod:`.freeze`). Nothing for a process this launcher does not watch."""
+        sup = supervisor_of(proc)
+        if sup is not None:
+            sup.pause()
+
+    def resume(self, proc: object) -> None:
+        """Continue a paused instance (before a match, or before the pool ends it)."""
+        sup = supervisor_of(proc)
+        if sup is not None:
+            sup.resume()
 
     async def limit_fault(self, proc: object, wait_s: float = EXIT_SETTLE_S) -> str | None:
         """Why the sandbox stopped ``proc`` (a spawned bot's process), as a forfeit detail,

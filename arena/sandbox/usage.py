@@ -12,6 +12,10 @@ bot and its children. :func:`scan` reads ``/proc/*/stat`` once for the whole mac
   Shared pages (a forked child's copy-on-write memory) are counted once per process, so this
   overestimates a forking bot; before a bot is stopped for memory the supervisor confirms with
   the proportional set size (:func:`pss`), which shares such pages out.
+- **Scratch in use** (:func:`scratch_bytes`): the files a sandboxed bot holds in its private
+  ``/tmp`` and ``/dev/shm`` (tmpfs: RAM too), read with ``statvfs`` through
+  ``/proc/PID/root`` of a process inside its sandbox. The supervisor adds it to the resident
+  memory: a bot's memory is all the RAM it holds (a file it also maps counts twice).
 """
 
 from __future__ import annotations
@@ -138,6 +142,28 @@ def pss(pids: list[int]) -> int:
                         break
         except (OSError, ValueError, IndexError):
             continue
+    return total
+
+
+#: the sandbox's tmpfs mounts whose contents count with a bot's memory
+SCRATCH_MOUNTS = ("tmp", "dev/shm")
+
+
+def scratch_bytes(pid: int) -> int | None:
+    """Bytes in use in the private ``/tmp`` and ``/dev/shm`` of the sandbox that process
+    ``pid`` runs in (seen through ``/proc/PID/root``), or None when they cannot be read (the
+    process is gone, or it is not in a sandbox of ours: its root is the host's)."""
+    total = 0
+    try:
+        host = os.stat("/tmp").st_dev
+        for mount in SCRATCH_MOUNTS:
+            path = f"/proc/{pid}/root/{mount}"
+            if mount == "tmp" and os.stat(path).st_dev == host:
+                return None
+            st = os.statvfs(path)
+            total += (st.f_blocks - st.f_bfree) * st.f_frsize
+    except OSError:
+        return None
     return total
 
 

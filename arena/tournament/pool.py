@@ -230,6 +230,10 @@ class BotPool:
 
         leased = dict(zip(slots, await asyncio.gather(*(ready(n) for n in slots)),
                           strict=True))
+        if self.launcher is not None:   # stopped since their last match: continue them only
+            for inst, _ in leased.values():    # now, once every seat is ready to play
+                if inst is not None and inst.proc is not None:
+                    self.launcher.resume(inst.proc)
         return [(n, *leased[n]) for n in names]
 
     async def release(self, name: str, inst: Instance | None, forfeit: Forfeit | None) -> None:
@@ -248,6 +252,8 @@ class BotPool:
             self.on_event(f"restarting {name!r} after it forfeited a match ({forfeit})")
             await self._discard(inst)
             inst = None
+        if inst is not None and inst.proc is not None and self.launcher is not None:
+            self.launcher.pause(inst.proc)       # no CPU until its next match
         st.slots.put_nowait(inst)
 
     def _crash(self, st: _BotState, message: str, *, no_show: bool = False) -> None:
@@ -373,6 +379,8 @@ class BotPool:
         return None, reason
 
     async def _discard(self, inst: Instance) -> None:
+        if inst.proc is not None and self.launcher is not None:
+            self.launcher.resume(inst.proc)     # a stopped bot cannot exit by itself
         if inst.token:
             self.server.forget(inst.token)
         if inst.proc is not None:
@@ -404,6 +412,8 @@ class BotPool:
         (:func:`~arena.tournament.processes.terminate`)."""
         live = list(self.live.values())
         for inst in live:
+            if inst.proc is not None and self.launcher is not None:
+                self.launcher.resume(inst.proc)
             if inst.bot is not None and inst.bot.alive:
                 close = getattr(inst.bot, "close", None)
                 if close is not None:

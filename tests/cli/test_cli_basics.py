@@ -1,9 +1,10 @@
 """CLI basics: presets, bench engine, and one-line errors for user mistakes."""
 
 import json
-import shutil
 
 import pytest
+
+from arena.sandbox import which
 
 from arena.cli import main
 
@@ -43,10 +44,10 @@ def test_bench_arena_prints_both_rates_and_the_ratio(capsys):
     unix = next(line for line in out.splitlines() if line.startswith("Unix rounds"))
     assert unix.count("/") == 1 + 2           # "(raw / arena)", then a pair per round
     assert "ratio arena / raw (unix)" in out
-    if shutil.which("bwrap"):
+    if which.available():
         assert "bot start, no sandbox" in out and "bot start, bwrap sandbox" in out
     else:
-        assert "bot start times: skipped (bubblewrap is not installed)" in out
+        assert "bot start times: skipped (the bubblewrap sandbox cannot run here" in out
 
 
 def test_bench_arena_rejects_bad_rounds(capsys):
