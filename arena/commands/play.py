@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import secrets
 import shutil
 import sys
 import tempfile
@@ -29,8 +30,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                    help="rule preset (default %(default)s; see `arena presets`)")
     p.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
                    help="rule option override, e.g. --set hand_cap=3 (repeatable)")
-    p.add_argument("--seed", default="1",
-                   help="match seed: an integer or a text (default %(default)s)")
+    p.add_argument("--seed",
+                   help="match seed: an integer or a text (default: a random one, printed, "
+                   "so that the bots cannot compute the deal; give it to replay the deal)")
     p.add_argument("--time-ms", default="1000", help="time per decision, ms (default %(default)s)")
     p.add_argument("--grace-ms", default="250",
                    help="margin before an answer is late, ms (default %(default)s)")
@@ -60,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
     from ..tournament.play import BotStartError, play_single
     from ._signals import Interrupted, run_guarded
     # one validated path: the tournament config's model (issue 10 item 6)
+    if args.seed is None:      # unguessable: the bots know the match id and their names
+        args.seed = str(secrets.randbits(63))
     cfg = play_config(args.bots, preset=args.preset, seed=args.seed, sets=args.set,
                       time_ms=args.time_ms, grace_ms=args.grace_ms, sandbox=args.sandbox,
                       limits=args.limit)
@@ -70,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         if target.is_dir() or not target.parent.is_dir():
             raise UserError(f"--record {args.record}: not a file path in an existing directory")
     print(describe(cfg.sandbox), file=sys.stderr)
-    print(f"playing one {rules.preset} match, {time_ms} ms per decision "
+    print(f"playing one {rules.preset} match, {time_ms} ms per decision, seed {seed} "
           f"(output comes when it ends) ...", file=sys.stderr, flush=True)
     logs = Path(tempfile.mkdtemp(prefix="arena-play-"))
     try:

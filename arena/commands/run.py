@@ -33,6 +33,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("config", help="tournament config (TOML), e.g. examples/sample.toml")
     p.add_argument("--out", help="output directory (default: runs/<config name>)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
+    p.add_argument("--deal-key-from", metavar="DIR",
+                   help="a new --out directory gets the secret deal key of tournament "
+                   "directory DIR, so the same config plays the same deals (reproduce DIR)")
     p.add_argument("--json", action="store_true",
                    help="print the summary (standings, match counts, disqualifications) as "
                    "one line of JSON instead of the table")
@@ -61,6 +64,9 @@ def run(args: argparse.Namespace) -> int:
     web = _web_address(args.web)    # a bad --web value is refused before anything is written
     out = Path(args.out) if args.out else Path("runs") / Path(args.config).stem
     with run_directory(args, out):
+        if getattr(args, "deal_key_from", None):
+            from ..tournament.store import copy_deal_key
+            copy_deal_key(args.deal_key_from, out)
         if gauntlet:
             from .gauntlet import play_gauntlet
             return play_gauntlet(args, cfg, out)

@@ -23,7 +23,7 @@ from ..ratings.model import RatedResult
 from ..ratings.sprt import SprtParameters, SprtState, block_score, sequential_test
 from ..rules.deal import derive_seed
 from .config import BotEntry, GauntletSection, TournamentConfig
-from .schedule import SEATINGS, ScheduledMatch
+from .schedule import SEATINGS, ScheduledMatch, keyed
 
 __all__ = ["BlockPrefix", "evaluate", "gauntlet_entries", "gauntlet_schedule",
            "gauntlet_section", "gauntlet_tables", "sprt_parameters"]
@@ -76,15 +76,17 @@ def gauntlet_tables(candidate: str, field_bots: Sequence[str]) -> list[tuple[str
 
 
 def gauntlet_schedule(candidate: str, field_bots: Sequence[str], max_blocks: int,
-                      seed: int | str | bytes) -> list[ScheduledMatch]:
+                      seed: int | str | bytes, deal_key: bytes | None = None
+                      ) -> list[ScheduledMatch]:
     """``max_blocks`` duplicate blocks (``6 * max_blocks`` matches) in schedule order; deal
-    seeds are SHA-256 of (seed, "gauntlet", table's bots, deal)."""
+    seeds are SHA-256 of (seed, "gauntlet", table's bots, deal), keyed by the directory's
+    secret ``deal_key`` (:func:`.schedule.keyed`)."""
     tabs = gauntlet_tables(candidate, field_bots)
     out = []
     for b in range(max_blocks):
         t, d = b % len(tabs), b // len(tabs)
         table = tabs[t]
-        deal_seed = derive_seed(seed, "gauntlet", *table, "deal", d)
+        deal_seed = keyed(deal_key, derive_seed(seed, "gauntlet", *table, "deal", d))
         block = f"t{t:03d}-d{d:04d}"
         for k, perm in enumerate(SEATINGS):
             seats = (table[perm[0]], table[perm[1]], table[perm[2]])

@@ -150,7 +150,6 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
     g = gauntlet_section(cfg)
     entries = gauntlet_entries(cfg)
     field_names = [e.name for e in entries if e.name != g.candidate]
-    schedule = gauntlet_schedule(g.candidate, field_names, g.max_blocks, cfg.tournament.seed)
     report = ConsoleReporter(progress)   # no RunStarted: plain lines, never a bar
 
     def say(text: str) -> None:
@@ -158,6 +157,8 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
 
     with Store(out / "results.sqlite") as store:   # refuses a file that is not a store
         prepare_out_dir(out)  # we hold the directory's lock: no other writer
+        schedule = gauntlet_schedule(g.candidate, field_names, g.max_blocks,
+                                     cfg.tournament.seed, store.deal_key())
         store.init_schedule(fingerprint(cfg), cfg.tournament.name, schedule)
         procs = ProcessTable(store.db)
         left = procs.end_leftovers()  # an arena that died on this directory left them

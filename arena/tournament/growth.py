@@ -140,14 +140,15 @@ def check_league(stored: dict[str, Any], cfg: TournamentConfig, where: str) -> l
     return [b.name for b in cfg.bots if b.name not in stored["bots"]]
 
 
-def added_matches(cfg: TournamentConfig, added: set[str], first_table: int
-                  ) -> list[ScheduledMatch]:
+def added_matches(cfg: TournamentConfig, added: set[str], first_table: int,
+                  deal_key: bytes | None = None) -> list[ScheduledMatch]:
     """The matches of the whole roster's schedule whose table includes a bot of ``added``,
     renumbered from table ``first_table`` on (in their schedule order); deals, seeds and
-    seatings as in :func:`.schedule.make_schedule`."""
+    seatings as in :func:`.schedule.make_schedule` (``deal_key``: the directory's)."""
     t = cfg.tournament
     full = make_schedule([b.name for b in cfg.bots], t.deals_per_table, t.seed,
-                         schedule=t.schedule, pair_meetings=t.pair_meetings)
+                         schedule=t.schedule, pair_meetings=t.pair_meetings,
+                         deal_key=deal_key)
     tables = sorted({m.table for m in full if added & set(m.seats)})
     number = {old: first_table + k for k, old in enumerate(tables)}
     out = []
@@ -224,6 +225,6 @@ def prepare_schedule(store: Store, cfg: TournamentConfig,
         if raw is None:
             store.set_meta(meta)
         return Growth(new=False)
-    matches = added_matches(cfg, set(added), store.max_table() + 1)
+    matches = added_matches(cfg, set(added), store.max_table() + 1, store.deal_key())
     store.extend_schedule(matches, meta)
     return Growth(False, tuple(added), len(matches), len({m.table for m in matches}))

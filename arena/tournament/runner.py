@@ -93,7 +93,8 @@ async def _run_locked(cfg: TournamentConfig, out: Path, report: Reporter,
         prepare_out_dir(out)  # we hold the directory's lock: no other writer
         schedule = make_schedule(names, cfg.tournament.deals_per_table, cfg.tournament.seed,
                                  schedule=cfg.tournament.schedule,
-                                 pair_meetings=cfg.tournament.pair_meetings)
+                                 pair_meetings=cfg.tournament.pair_meetings,
+                                 deal_key=store.deal_key())
         growth = prepare_schedule(store, cfg, schedule)   # a new, resumed or grown league
         if growth.added:
             report(Notice(f"arena: {growth.summary()}"))

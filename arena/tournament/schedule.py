@@ -11,10 +11,20 @@ deals first, i.e. sits in seat 0, twice), the 6 matches forming one duplicate **
 A deal's seed is SHA-256 of (tournament seed, table's bot names, deal index), so the same cards
 come in every seating; since every hand's deal derives from the match seed, later hands are
 duplicated too (their play diverges after hand 1 through the exchanges).
+
+**Deal secrecy.** Bots know the match ids and the bot names, and tournament seeds are small
+numbers in practice, so a seed alone would let a bot compute every hidden card. A tournament
+directory therefore holds a secret **deal key** (32 random bytes made when its store is
+created, :meth:`arena.tournament.store.Store.deal_key`), and each deal seed is
+HMAC-SHA256(deal key, the seed above) (:func:`keyed`). The same seed in the same directory
+gives the same deals; the records keep the dealt cards, so replay and verification need no
+key (docs/records.md).
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -47,6 +57,19 @@ class ScheduledMatch:
     seed: bytes
 
 
+def keyed(key: bytes | None, seed: bytes) -> bytes:
+    """``seed`` keyed by the directory's secret deal key: HMAC-SHA256(key, seed), 32 bytes;
+    ``seed`` itself when there is no key (a store made before deal keys).
+
+    >>> keyed(None, b"s") == b"s"
+    True
+    >>> keyed(bytes(32), b"s").hex()[:16] == keyed(bytes(32), b"s").hex()[:16] != keyed(
+    ...     b"k" * 32, b"s").hex()[:16]
+    True
+    """
+    return seed if key is None else hmac.new(key, seed, hashlib.sha256).digest()
+
+
 def tables(bots: Sequence[str]) -> list[tuple[str, str, str]]:
     """All 3-bot tables in config order (``itertools.combinations``).
 
@@ -60,14 +83,16 @@ def tables(bots: Sequence[str]) -> list[tuple[str, str, str]]:
 
 def make_schedule(bots: Sequence[str], deals_per_table: int,
                   seed: int | str | bytes, *, schedule: str = "all-tables",
-                  pair_meetings: int = 1) -> list[ScheduledMatch]:
+                  pair_meetings: int = 1, deal_key: bytes | None = None
+                  ) -> list[ScheduledMatch]:
     """The full schedule, ordered by deal, then table, then seating, so that an interrupted
     tournament has played whole rounds of every table rather than all deals of one table.
 
     Size: ``tables * deals_per_table * 6`` matches, with ``C(N, 3)`` tables for
     ``"all-tables"`` and ``len(balanced_tables(bots, pair_meetings, seed))`` for
     ``"balanced"``. A balanced table's deal seed also includes its position, since a table can
-    occur twice when ``pair_meetings > 1``; all-tables seeds are unchanged.
+    occur twice when ``pair_meetings > 1``; all-tables seeds are unchanged. ``deal_key``: the
+    directory's secret deal key (:func:`keyed`); the tables themselves do not depend on it.
 
     Raises:
         ValueError: fewer than 3 bots, repeated names, unknown ``schedule`` or
@@ -82,8 +107,9 @@ def make_schedule(bots: Sequence[str], deals_per_table: int,
     out = []
     for d in range(deals_per_table):
         for t, table in enumerate(tabs):
-            deal_seed = (derive_seed(seed, "table", *table, "deal", d) if schedule == "all-tables"
-                         else derive_seed(seed, "balanced", t, *table, "deal", d))
+            deal_seed = keyed(deal_key, derive_seed(seed, "table", *table, "deal", d)
+                              if schedule == "all-tables"
+                              else derive_seed(seed, "balanced", t, *table, "deal", d))
             block = f"t{t:03d}-d{d:04d}"
             for k, perm in enumerate(SEATINGS):
                 seats = (table[perm[0]], table[perm[1]], table[perm[2]])

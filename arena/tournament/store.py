@@ -24,6 +24,7 @@ one-line :class:`StoreError` naming its match id, never a traceback.
 from __future__ import annotations
 
 import json
+import secrets
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, UTC
@@ -191,6 +192,7 @@ class Store:
                 if check_identity(db, self.path) == "empty":
                     raise StoreError(f"{self.path}: not a 358 Arena results store (no tables)")
             else:
+                self.path.touch(0o600)      # the deal key is in it: owner only
                 db = sqlite3.connect(self.path, isolation_level=None)
                 kind = check_identity(db, self.path)   # before anything is written
                 db.execute("PRAGMA journal_mode=WAL")
@@ -216,6 +218,22 @@ class Store:
     def meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
+
+    def deal_key(self) -> bytes | None:
+        """The directory's secret deal key (32 bytes; :func:`.schedule.keyed`): made now, at
+        random, for a store that has no schedule yet; None for a store whose schedule was
+        written before deal keys existed (its stored seeds stay as they are).
+
+        The key lives in ``meta`` (``deal_key``); the store file is readable by its owner
+        only (the directory is hidden from sandboxed bots)."""
+        value = self.meta("deal_key")
+        if value is not None:
+            return bytes.fromhex(value)
+        if self.scheduled_count():
+            return None
+        key = secrets.token_bytes(32)
+        self.set_meta({"deal_key": key.hex()})
+        return key
 
     def init_schedule(self, fingerprint: str, name: str, matches: list[ScheduledMatch]) -> bool:
         """Write the schedule once; on a rerun check it is the same tournament.
@@ -355,6 +373,31 @@ class Store:
                                  v.record,
                                  *(_usage(x) for x in (v.cpu_s, v.peak_mib))))
         return out
+
+
+def copy_deal_key(source: str | Path, target: str | Path) -> None:
+    """Give a new tournament directory ``target`` the secret deal key of ``source``, so that
+    the same config plays the same deals there (``arena run --deal-key-from SOURCE``; the
+    operator's way to reproduce a tournament elsewhere). Nothing changes when ``target``
+    already holds that key.
+
+    Raises:
+        StoreError: ``source`` has no store or no key; ``target`` already holds a schedule
+            or another key.
+    """
+    with open_existing(source) as src:
+        value = src.meta("deal_key")
+    if value is None:
+        raise StoreError(f"{source}: this tournament has no deal key (made before deal keys)")
+    Path(target).mkdir(parents=True, exist_ok=True)
+    with Store(Path(target) / "results.sqlite") as dst:
+        own = dst.meta("deal_key")
+        if own == value:
+            return
+        if own is not None or dst.scheduled_count():
+            raise StoreError(f"{target} already holds a tournament with its own deals; "
+                             "--deal-key-from needs a new output directory")
+        dst.set_meta({"deal_key": value})
 
 
 def open_existing(directory: str | Path) -> Store:

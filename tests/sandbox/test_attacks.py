@@ -217,3 +217,33 @@ def test_an_idle_bot_gets_no_cpu_and_all_its_cpu_is_counted(who, base) -> None:
     burns = [b for b, _ in seen]
     counted = sum(r.cpu_s[r.seats.index("burner")] for r in results if "burner" in r.seats)
     assert counted >= burns[-1]               # everything it used is in the standings
+
+
+def test_the_guess_finds_unkeyed_deals() -> None:
+    """The attack of deal_guess.py works where deals derive from the seed alone."""
+    from arena.rules import config_from_options
+    from arena.rules.deal import seeded_deal
+    from arena.tournament.schedule import make_schedule
+    from tests.sandbox.bots.deal_guess import guess
+    cfg = config_from_options("sergeant-major", {})
+    m = make_schedule(["b", "c", "a"], 1, 17)[3]
+    hand = seeded_deal(cfg, m.seed, 1).hands[1]
+    found = guess(cfg, m.match_id, m.seats, 1, hand, 40)
+    assert found is not None and found[0] == 17 and set(found[1].hands[1]) == set(hand)
+
+
+def test_hidden_cards_cannot_be_computed_from_the_seed(who, base) -> None:
+    home = _home(base)
+    guesser = _bot_dir(base, "guesser", "deal_guess.py")
+    config = ("[tournament]\nseed = 5\ndeals_per_table = 1\n[rules]\nhand_cap = 1\n"
+              "[time]\nper_decision_ms = 20000\n"
+              f'[[bots]]\nname = "guesser"\ncommand = ["{{python}}", "deal_guess.py"]\n'
+              f'cwd = {json.dumps(str(guesser))}\nenv = {{ GUESS_SEEDS = "200" }}\n'
+              + "".join(f'[[bots]]\nname = "r{i}"\ncommand = ["{{python}}", "-m", '
+                        f'"sample_bots.random_bot"]\n' for i in range(2)))
+    out = base / "out"
+    done = run_arena(who, home, config, out)
+    assert done.returncode == 0, done.stderr[-3000:]
+    log = (out / "logs" / "guesser.log").read_text(errors="replace")
+    assert log.count("BLOCKED deal_guess: no tournament seed gives my cards") == 6, log[-2000:]
+    assert "ATTACK SUCCEEDED" not in log

@@ -275,10 +275,11 @@ def test_league_grows_3_4_6_over_grpc(tmp_path, schedule):
         rows = store.results()
         sched = store.db.execute("SELECT seat0, seat1, seat2, deal_idx, seed FROM schedule"
                                  ).fetchall()
+        key = bytes.fromhex(store.meta("deal_key") or "")
     assert len(rows) == len(final) == len(sched) == outcome.scheduled
     names = [f"random-{k}" for k in range(6)]
     if schedule == "all-tables":   # exactly the fresh 6-bot schedule's games
-        full = make_schedule(names, 1, 7)
+        full = make_schedule(names, 1, 7, deal_key=key)   # the directory's deal key throughout
         assert Counter(sched) == Counter((*m.seats, m.deal, m.seed.hex()) for m in full)
     pairs = Counter(p for s in {frozenset(r[:3]) for r in sched}
                     for p in itertools.combinations(sorted(s), 2))

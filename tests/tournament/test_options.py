@@ -100,9 +100,13 @@ def tournament_config(d: Path) -> str:
 def tournament_check(run: Run) -> None:
     with open_existing(run.out) as store:
         assert store.meta("name") == "probe league \u2713"
+        key = bytes.fromhex(store.meta("deal_key") or "")
     assert len(run.rows) == 12                                # 1 table x 2 deals x 6 seatings
     assert len({r.block_id for r in run.rows}) == 2
-    seeds = {m.match_id: m.seed.hex() for m in make_schedule(["p0", "p1", "p2"], 2, "text seed")}
+    seeds = {m.match_id: m.seed.hex()
+             for m in make_schedule(["p0", "p1", "p2"], 2, "text seed", deal_key=key)}
+    plain = {m.match_id: m.seed.hex() for m in make_schedule(["p0", "p1", "p2"], 2, "text seed")}
+    assert len(key) == 32 and not set(seeds.values()) & set(plain.values())   # keyed deals
     for match_id, rec in run.records().items():
         assert rec.header.preset == "six-contracts"
         assert (rec.header.seed.type, rec.header.seed.value) == ("bytes", seeds[match_id])
@@ -248,7 +252,10 @@ def schedule_config(d: Path) -> str:
 def schedule_check(run: Run) -> None:
     """Balanced with pair_meetings = 2: the one table of 3 bots twice, each with its own deal
     (all-tables would play it once)."""
-    expected = make_schedule(["p0", "p1", "p2"], 1, 7, schedule="balanced", pair_meetings=2)
+    with open_existing(run.out) as store:
+        key = bytes.fromhex(store.meta("deal_key") or "")
+    expected = make_schedule(["p0", "p1", "p2"], 1, 7, schedule="balanced", pair_meetings=2,
+                             deal_key=key)
     assert len(expected) == 12
     assert sorted(r.match_id for r in run.rows) == sorted(m.match_id for m in expected)
     assert len({r.block_id for r in run.rows}) == 2
