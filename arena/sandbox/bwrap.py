@@ -20,6 +20,9 @@ Isolation (the threat model is in docs/security.md):
   directories) are covered where they fall inside a bound directory. Nothing else exists.
 - **network**: its own network namespace (only a loopback nobody listens on); the arena's
   Unix socket is bound in as the one way out, at :data:`SANDBOX_SOCKET`.
+- **system calls**: a seccomp filter refuses the ones no bot needs and an attacker would use
+  (System V shared memory, anonymous memory files, keyrings, bpf, io_uring, ptrace...:
+  :mod:`arena.sandbox.seccomp`).
 - **processes**: its own PID, IPC, UTS, user and cgroup namespaces, ``--new-session`` (no
   terminal injection), ``--die-with-parent`` (the sandbox dies with the arena, whatever
   kills it; the PID namespace ends every process in it when its init goes).
@@ -195,7 +198,7 @@ def _theirs(others: Iterable[str], shared: Sequence[str]) -> list[str]:
 def bwrap_argv(bwrap: Bubblewrap, command: Sequence[str], *, cwd: str | None,
                socket: str | None, hide: Iterable[str] = (), others: Iterable[str] = (),
                scratch_mib: int = 64, extra_ro: Iterable[str] = (),
-               python: PythonEnv | None = None) -> list[str]:
+               python: PythonEnv | None = None, seccomp_fd: int | None = None) -> list[str]:
     """The full command line: ``bwrap OPTIONS -- command``.
 
     Args:
@@ -211,12 +214,15 @@ def bwrap_argv(bwrap: Bubblewrap, command: Sequence[str], *, cwd: str | None,
         scratch_mib: size of the private ``/tmp`` and of ``/dev/shm``, MiB each.
         extra_ro: more read-only paths (``ro_paths``; missing ones are skipped).
         python: the Python environment to expose (default :func:`python_dirs`).
+        seccomp_fd: a descriptor (open in bubblewrap's process) holding the seccomp filter
+            of :mod:`arena.sandbox.seccomp`, or None.
     """
     python = python if python is not None else python_dirs()
     own = bot_paths(cwd, command)
     size = str(scratch_mib << 20)
     args = [bwrap.path, "--unshare-all", "--die-with-parent", "--new-session",
             *bwrap.hardening(), "--hostname", "sandbox",
+            *(["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []),
             # the scratch first: directories bound below may lie under /tmp
             "--size", size, "--perms", "1777", "--tmpfs", "/tmp"]
     visible = _visible(extra_ro, own, python)

@@ -29,6 +29,7 @@ working sandbox rather than run them with less isolation.
 
 from __future__ import annotations
 
+import os
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, field_validator
@@ -102,13 +103,28 @@ def bwrap_path() -> str | None:
     return found.path if found is not None else None
 
 
+#: why a root arena needs a pids cgroup for its sandboxed bots
+ROOT_NEEDS_PIDS = ("the arena runs as root and no pids cgroup is writable here: the kernel does "
+                   "not apply RLIMIT_NPROC to root's processes, so a sandboxed bot's process "
+                   "limit would not hold; run the arena as an ordinary user, or give it a "
+                   "writable cgroup (a container with its own cgroup namespace and "
+                   "delegation, or systemd's Delegate=yes)")
+
+
 def require_bwrap() -> which.Bubblewrap:
-    """The working bubblewrap (:func:`.which.find`).
+    """The working bubblewrap (:func:`.which.find`), after checking that every limit the
+    sandbox promises can hold here (a root arena needs a pids cgroup, :mod:`.pidlimit`).
 
     Raises:
-        SandboxUnavailable: none works here (the message says why and what to do).
+        SandboxUnavailable: none works here, or a root arena has no pids cgroup (the message
+            says why and what to do).
     """
-    return which.find()
+    found = which.find()
+    if os.geteuid() == 0:
+        from . import pidlimit
+        if not pidlimit.available():
+            raise SandboxUnavailable(ROOT_NEEDS_PIDS)
+    return found
 
 
 def resolve(cfg: SandboxConfig) -> SandboxConfig:

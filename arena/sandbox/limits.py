@@ -3,10 +3,10 @@
 Two layers, plus the kernel's process limit of :mod:`.pidlimit` (a ``pids`` cgroup):
 
 - **rlimits**, set inside the sandbox by util-linux's ``prlimit`` just before the bot's
-  command (inherited by every process of the bot): ``RLIMIT_DATA`` (a process's data segment:
-  twice ``memory_mib``, a hard backstop against allocating faster than the supervisor reads;
-  unlike ``RLIMIT_AS`` it does not count the address space JIT runtimes such as Node.js
-  reserve without using), ``RLIMIT_NOFILE``,
+  command (inherited by every process of the bot): ``RLIMIT_DATA`` (a process's private
+  writable memory, :func:`data_limit_bytes`: a hard backstop against allocating faster than
+  the supervisor reads; unlike ``RLIMIT_AS`` it does not count the address space JIT runtimes
+  such as Node.js reserve without using), ``RLIMIT_NOFILE``,
   ``RLIMIT_FSIZE``, ``RLIMIT_CORE = 0`` and ``RLIMIT_NPROC`` (set after the sandbox's user
   namespace exists, so it counts the sandbox's own processes and threads only; the kernel does
   not apply it to root, where the ``pids`` cgroup of :mod:`.pidlimit` holds the limit, or
@@ -49,11 +49,19 @@ def fault_text(kind: str, cfg: SandboxConfig) -> str:
     raise ValueError(f"unknown limit {kind!r}")
 
 
+#: what ``RLIMIT_DATA`` allows above ``memory_mib``, at least (MiB; see :func:`data_limit_bytes`)
+DATA_HEADROOM_MIB = 512
+
+
 def data_limit_bytes(cfg: SandboxConfig) -> int:
-    """``RLIMIT_DATA`` per process: twice the memory limit (the supervisor stops the bot at
-    the limit itself; this stops an allocation spree between two of its readings, and leaves
-    room for the thread stacks and arenas a data segment also counts)."""
-    return (2 * cfg.memory_mib) << 20
+    """``RLIMIT_DATA`` per process: ``memory_mib`` plus ``max(memory_mib, 512)`` MiB.
+
+    It counts the virtual memory a process maps privately and writable (heap, thread
+    stacks, anonymous mappings), touched or not, so it stops an allocation spree between two
+    of the supervisor's readings; the headroom keeps thread stacks and runtime reservations
+    (glibc arenas, OpenBLAS buffers, a JIT's heap) from hitting it long before the bot's
+    resident memory reaches ``memory_mib``, where the supervisor stops the bot by name."""
+    return (cfg.memory_mib + max(cfg.memory_mib, DATA_HEADROOM_MIB)) << 20
 
 
 def preexec(cfg: SandboxConfig) -> Callable[[], None]:

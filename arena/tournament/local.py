@@ -23,7 +23,7 @@ from ..protocol.limits import MAX_UNREGISTERED
 from ..protocol.server import ArenaServer
 from ..rules import RulesConfig
 from ..sandbox import Launcher, SocketDir, Usage
-from ..sandbox.launch import LOG_NAMES, SANDBOX_STOP
+from ..sandbox.watch import LOG_NAMES, SANDBOX_STOP
 from ..sandbox.config import auto_fallback_warning, describe, effective, resolve
 from .config import BotEntry, TournamentConfig
 from .executor import PlayedMatch, played_from_result

@@ -367,8 +367,13 @@ class BotPool:
             why = f"did not register within {self.register_timeout_s:g} s"
         else:
             rc = proc.returncode
+            named = (await self.launcher.limit_fault(proc, 0)
+                     if self.launcher is not None else None)
             why = (f"exited with status {rc}" if rc is not None and rc >= 0
                    else f"was {describe_exit(rc)}") + " before registering"
+            if named is not None:        # a sandbox limit, measured or named by its log
+                why = f"was {named}" if named.startswith("stopped") else named
+                why += " before registering"
             last = last_log_line(log_path)
             if last:
                 why += f" ({last})"

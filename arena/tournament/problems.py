@@ -26,6 +26,7 @@ from pydantic_core import ErrorDetails
 from ..rules import RulesConfigError, config_from_options
 from ..rules.config import DEFAULT_PRESET, PRESETS
 from ..sandbox import which
+from ..sandbox.config import require_bwrap
 
 #: the largest schedule a config may ask for (matches)
 MAX_MATCHES = 1_000_000
@@ -231,7 +232,7 @@ def _sandbox_problems(data: dict[str, Any]) -> list[Problem]:
     if not boxed:
         return []
     try:
-        which.find()
+        require_bwrap()
     except which.SandboxUnavailable as exc:
         return [("sandbox.mode", f'sandbox mode "bwrap" (bots: {", ".join(boxed)}): {exc}')]
     return []

@@ -21,7 +21,12 @@ const path = require('path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 
-const PROTO_ROOT = path.resolve(__dirname, '..', '..', 'proto');
+// the .proto as installed with the arena package (arena/protocol/proto: beside sample_bots/ in
+// a checkout and in site-packages alike, and visible inside the sandbox), else the checkout's
+const PROTO_ROOT = [
+  path.resolve(__dirname, '..', '..', 'arena', 'protocol', 'proto'),
+  path.resolve(__dirname, '..', '..', 'proto'),
+].find((dir) => fs.existsSync(path.join(dir, 'threefiveeight', 'v1', 'arena.proto')));
 const PROTO_FILE = 'threefiveeight/v1/arena.proto';
 const PROTOCOL_VERSION = '1';
 

@@ -65,3 +65,36 @@ def test_play_rejects_bad_sandbox_options(tmp_path) -> None:
     done = play(tmp_path, RANDOM, "--limit", "memory_mib")
     assert done.returncode == 2
     assert "--limit expects OPTION=VALUE, got 'memory_mib'" in done.stderr
+
+
+@needs_bwrap
+def test_a_numpy_bot_runs_at_64_mib_and_a_hog_is_named_before_it_registers(tmp_path) -> None:
+    """The data limit leaves room for numpy's threads and reservations (at 64 MiB it used to
+    fail with pthread_create errors); a bot stopped at the memory limit while it starts is
+    reported with the limit, not as a plain SIGKILL."""
+    done = play(tmp_path, f"{{python}} {BOTS / 'numpy_bot.py'}", "--limit", "memory_mib=64")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["forfeited"] == [False, False, False] and summary["faults"] == [0, 0, 0]
+    hog = f"env MEMORY_CAP_MIB=512 {{python}} {BOTS / 'memory_hog.py'}"
+    done = play(tmp_path, hog, "--limit", "memory_mib=64")
+    assert done.returncode == 3, done.stderr
+    assert ("bot 'MEMORY_CAP_MIB=512' was stopped by the sandbox: memory limit 64 MiB reached "
+            "before registering") in done.stderr
+    shutil.rmtree(re.search(r"bot logs in (\S+)\)", done.stderr)[1])
+
+
+JS_BOT = Path(__file__).resolve().parents[2] / "sample_bots" / "js_bot"
+
+
+@needs_bwrap
+@pytest.mark.skipif(shutil.which("node") is None or not (JS_BOT / "node_modules").is_dir(),
+                    reason="the JavaScript bot needs Node.js and `npm ci --prefix "
+                    "sample_bots/js_bot`")
+def test_the_javascript_bot_plays_in_the_sandbox(tmp_path) -> None:
+    """Node.js under the sandbox: the seccomp filter refuses io_uring (libuv falls back to
+    threads) and the bot reads the .proto installed with the arena package."""
+    done = play(tmp_path, f"node {JS_BOT / 'bot.js'} --seed 3")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["forfeited"] == [False, False, False] and summary["faults"] == [0, 0, 0]

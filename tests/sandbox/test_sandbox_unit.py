@@ -13,7 +13,7 @@ import pytest
 
 from arena.sandbox import BotSandbox, SandboxConfig, effective
 from arena.sandbox import config as sbconfig
-from arena.sandbox import which
+from arena.sandbox import pidlimit, which
 from arena.sandbox.bwrap import SANDBOX_SOCKET, bwrap_argv
 from arena.sandbox.limits import (CPU, FILE_SIZE, MEMORY, PROCESSES, classify_exit,
                                   fault_text, inner_prefix)
@@ -102,6 +102,35 @@ def test_bwrap_mode_without_a_working_bwrap_is_a_config_error_saying_what_to_do(
     remote = BOTS3 + '[[bots]]\nname = "r"\nremote = true\ntoken = "t"\nsandbox = {}\n'
     with pytest.raises(ConfigError, match="remote bot is not started by the arena"):
         parse_config('[sandbox]\nmode = "none"\n' + remote, "t.toml")
+
+
+def test_a_root_arena_without_a_pids_cgroup_refuses_sandboxed_bots(monkeypatch) -> None:
+    """RLIMIT_NPROC does not bind root's processes: without a pids cgroup the process limit
+    could not hold, so the arena says so in one line instead of running the bots."""
+    monkeypatch.setattr(sbconfig.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(pidlimit, "find", lambda: None)
+    with pytest.raises(ConfigError) as err:
+        parse_config(BOTS3, "t.toml")
+    assert "\n" not in str(err.value)
+    assert "the arena runs as root and no pids cgroup is writable here" in str(err.value)
+    parse_config('[sandbox]\nmode = "none"\n' + BOTS3, "t.toml")
+
+
+def test_a_bwrap_without_disable_userns_is_not_used(tmp_path, monkeypatch) -> None:
+    """bubblewrap before 0.8 cannot forbid nested user namespaces: skipped for a newer one,
+    refused when it is the only one."""
+    old = tmp_path / "bwrap"
+    old.write_text("#!/bin/sh\n[ \"$1\" = --version ] && echo 'bubblewrap 0.6.1' && exit 0\n"
+                   "[ \"$1\" = --help ] && exit 0\nexit 0\n")
+    old.chmod(0o755)
+    monkeypatch.setenv("ARENA_BWRAP", str(old))
+    which.find.cache_clear()
+    try:
+        with pytest.raises(which.SandboxUnavailable, match=r"bubblewrap 0\.6\.1 has no "
+                           "--disable-userns"):
+            which.find()
+    finally:
+        which.find.cache_clear()
 
 
 def test_auto_mode_falls_back_with_a_warning_and_says_so_in_the_banner(broken_bwrap) -> None:

@@ -160,9 +160,53 @@ def read_operator() -> str | None:
     return None
 
 
+IPC_PRIVATE, IPC_CREAT = 0, 0o1000
+#: keyctl and add_key by machine (the kernel's numbers, not the arena's table)
+KEY_CALLS = {"x86_64": (250, 248), "aarch64": (219, 217)}
+
+
+def hidden_memory() -> str | None:
+    """Memory no reading of its processes sees: a 64 MiB System V segment, a message queue,
+    an anonymous memory file."""
+    got = []
+    seg = LIBC.shmget(IPC_PRIVATE, 64 << 20, IPC_CREAT | 0o600)
+    if seg >= 0:
+        got.append(f"shmget segment {seg}")
+    if LIBC.msgget(IPC_PRIVATE, IPC_CREAT | 0o600) >= 0:
+        got.append("msgget queue")
+    try:
+        fd = os.memfd_create("hoard")
+        os.close(fd)
+        got.append("memfd")
+    except OSError:
+        pass
+    return ", ".join(got) or None
+
+
+def kernel_surface() -> str | None:
+    """System calls judges refuse: keyrings, io_uring, ptrace, bpf."""
+    import platform
+    got = []
+    keyctl, add_key = KEY_CALLS.get(platform.machine(), (None, None))
+    if keyctl is not None and LIBC.syscall(keyctl, 0, -3, 0) >= 0:     # KEYCTL_GET_KEYRING_ID
+        got.append("keyctl")
+    if add_key is not None and LIBC.syscall(add_key, b"user", b"x", b"y", 1, -2) >= 0:
+        got.append("add_key")
+    params = ctypes.create_string_buffer(120)
+    if LIBC.syscall(425, 8, params) >= 0:                                 # io_uring_setup
+        got.append("io_uring_setup")
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0 if LIBC.ptrace(0, 0, None, None) == 0 else 1)        # PTRACE_TRACEME
+    _, status = os.waitpid(pid, 0)
+    if os.waitstatus_to_exitcode(status) == 0:
+        got.append("ptrace")
+    return ", ".join(got) or None
+
+
 ATTACKS = [read_other, write_out, write_root, tcp_connect, list_proc, env_tokens,
            capabilities, root_uid, remount_rw, umount_hiding, nested_userns,
-           write_arena_code, read_operator]
+           write_arena_code, read_operator, hidden_memory, kernel_surface]
 
 
 def run_all() -> None:
