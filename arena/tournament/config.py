@@ -54,8 +54,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import (BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr,
-                      ValidationError, field_validator, model_validator)
+from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, StrictBool, StrictFloat,
+                      StrictInt, StrictStr, ValidationError, field_validator, model_validator)
 
 from ..errors import UserError
 from ..rules import RulesConfig, config_from_options
@@ -317,6 +317,14 @@ class TournamentConfig(_Strict):
     cluster: ClusterSection = ClusterSection()
     sandbox: SandboxConfig = Field(default_factory=lambda: SandboxConfig.model_validate({}))
     bots: list[BotEntry]
+    #: the file it was read from (:func:`load_config`), hidden from sandboxed bots: it may
+    #: hold remote bots' tokens
+    _source: Path | None = PrivateAttr(default=None)
+
+    @property
+    def source(self) -> Path | None:
+        """The config file this was read from, resolved (None: parsed from text)."""
+        return self._source
 
     @model_validator(mode="after")
     def _check(self) -> TournamentConfig:
@@ -397,7 +405,9 @@ def load_config(path: str | Path) -> TournamentConfig:
         raise ConfigError(f"{p}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{p}: cannot read: {exc}") from None
-    return parse_config(text, str(p))
+    cfg = parse_config(text, str(p))
+    cfg._source = p.resolve()
+    return cfg
 
 
 def with_cluster(cfg: TournamentConfig, source: str, **fields: Any) -> TournamentConfig:

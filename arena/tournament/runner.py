@@ -174,5 +174,6 @@ def make_executor(cfg: TournamentConfig, out: Path, report: Reporter,
     if cfg.cluster.backend == "ray":
         from ..cluster.executor import RayExecutor
         return RayExecutor(cfg, out, message, tracker)
+    hide = [out] if cfg.source is None else [out, cfg.source]    # the config: tokens
     return LocalExecutor(cfg, out / "logs", message, on_warning=alert, tracker=tracker,
-                         events=events, hide=[out])
+                         events=events, hide=hide)

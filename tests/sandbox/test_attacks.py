@@ -86,11 +86,11 @@ def _inline(table: dict[str, str]) -> str:
     return "{ " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in table.items()) + " }"
 
 
-def run_arena(who: str, home: Path, config: str, out: Path, timeout_s: float = 240
-              ) -> subprocess.CompletedProcess[str]:
-    """``python -m arena run`` on ``config`` (written into ``home``, the working directory)
-    as ``who``."""
-    path = home / "t.toml"
+def run_arena(who: str, home: Path, config: str, out: Path, timeout_s: float = 240,
+              path: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m arena run`` on ``config`` (written to ``path``, default ``home/t.toml``)
+    as ``who``, from ``home`` (the working directory)."""
+    path = path or home / "t.toml"
     path.write_text(config)
     out.mkdir(parents=True, exist_ok=True)
     out.chmod(0o777)
@@ -114,7 +114,8 @@ def test_static_attacks_fail(who, base) -> None:
     out = attacker / "out"            # inside the attacker's own directory: covered
     env = {"TARGET_FILE": str(victim / "secret.txt"), "OUT_DIR": str(out),
            "ARENA_TCP_PORT": "0", "SECRET": SECRET,
-           "OPERATOR_FILES": json.dumps([str(home / ".ssh" / "id_rsa"), str(home / "t.toml"),
+           "OPERATOR_FILES": json.dumps([str(home / ".ssh" / "id_rsa"),
+                                         str(attacker / "t.toml"),
                                          str(home / "runs" / "other" / "results.sqlite"),
                                          str(out / "results.sqlite")])}
     config = (f"# remote token of a friend: {SECRET}\n"
@@ -127,7 +128,8 @@ def test_static_attacks_fail(who, base) -> None:
               '[[bots]]\nname = "random"\ncommand = ["{python}", "-m", '
               '"sample_bots.random_bot"]\n')
     before = _digests()
-    done = run_arena(who, home, config, out)
+    # the config lies in the attacker's own directory: covered (it holds a token)
+    done = run_arena(who, home, config, out, path=attacker / "t.toml")
     assert done.returncode == 0, done.stderr[-3000:]
     log = (out / "logs" / "attacker.log").read_text(errors="replace")
     assert "ATTACK SUCCEEDED" not in log, log[-3000:]
@@ -247,3 +249,34 @@ def test_hidden_cards_cannot_be_computed_from_the_seed(who, base) -> None:
     log = (out / "logs" / "guesser.log").read_text(errors="replace")
     assert log.count("BLOCKED deal_guess: no tournament seed gives my cards") == 6, log[-2000:]
     assert "ATTACK SUCCEEDED" not in log
+
+
+def test_static_attacks_succeed_without_the_sandbox(base) -> None:
+    """The same bot with ``mode = "none"``: what the sandbox prevents (docs/security.md)."""
+    import socket
+    home = _home(base)
+    attacker = _bot_dir(base, "attacker", "static_attacks.py")
+    victim = _bot_dir(base, "victim")
+    (victim / "secret.txt").write_text(SECRET + "\n")
+    out = base / "out"
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        env = {"TARGET_FILE": str(victim / "secret.txt"), "OUT_DIR": str(out),
+               "ARENA_TCP_PORT": str(listener.getsockname()[1]), "SECRET": SECRET,
+               "OPERATOR_FILES": json.dumps([str(home / ".ssh" / "id_rsa")]),
+               "SKIP_ATTACKS": "write_arena_code"}     # it would succeed, for real
+        config = ("[tournament]\nseed = 5\ndeals_per_table = 1\n[rules]\nhand_cap = 1\n"
+                  '[sandbox]\nmode = "none"\n'
+                  f'[[bots]]\nname = "attacker"\ncommand = ["{{python}}", "static_attacks.py"]\n'
+                  f"cwd = {json.dumps(str(attacker))}\nenv = {_inline(env)}\n"
+                  + "".join(f'[[bots]]\nname = "r{i}"\ncommand = ["{{python}}", "-m", '
+                            f'"sample_bots.random_bot"]\n' for i in range(2)))
+        done = run_arena("root" if os.geteuid() == 0 else "user", home, config, out)
+    assert done.returncode == 0, done.stderr[-3000:]
+    log = (out / "logs" / "attacker.log").read_text(errors="replace")
+    won = set(re.findall(r"^ATTACK SUCCEEDED: (\w+): ", log, re.M))
+    expected = {"read_other", "write_out", "tcp_connect", "list_proc", "env_tokens",
+                "read_operator", "hidden_memory", "kernel_surface"}
+    if os.geteuid() == 0:
+        expected |= {"capabilities", "root_uid"}
+    assert expected <= won, log[-3000:]
+    assert (out / "pwned.txt").read_text() == "pwned\n"
