@@ -24,6 +24,7 @@ state (:mod:`arena.rules.state`) records that and runs the hand's next step itse
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import NamedTuple
 
 from .actions import DEMAND_BASE, GIVE_BASE, STOP, Decision
@@ -32,20 +33,32 @@ from .config import RulesConfig
 from .errors import RulesError
 
 
+class ExchangeKind(StrEnum):
+    """What one :class:`ExchangeEvent` records (section 4); the value is the text records,
+    logs and the replay use."""
+
+    DEMAND = "demand"   #: down -> up: the down player's highest card of the suit named
+    VOID = "void"       #: the down player declared a void in the suit named
+    GIVE = "give"       #: up -> down: a card given (or given back, demand-suit)
+    RETURN = "return"   #: down -> up: the card returned for a given one (pass-and-return)
+    STOP = "stop"       #: the up player stopped exchanging (``exchange_optional``)
+
+
 class ExchangeEvent(NamedTuple):
     """One step of a card exchange, in the order it happened (immutable and hashable: a named
     tuple, cheap to build).
 
     Attributes:
-        kind: ``"demand"`` (down -> up: his highest ``suit``), ``"void"`` (down declared a void
-            in ``suit``), ``"give"`` (up -> down), ``"return"`` (down -> up), ``"stop"``.
+        kind: an :class:`ExchangeKind`: ``DEMAND`` (down -> up: his highest ``suit``), ``VOID``
+            (down declared a void in ``suit``), ``GIVE`` (up -> down), ``RETURN`` (down -> up),
+            ``STOP``.
         up, down: the seats involved (``down`` is None for ``stop``).
         suit: suit named (demand/void) or the moved card's suit; None when hidden from a viewer.
         card: the card moved, None when hidden from a viewer (or for void/stop).
         came_back: for ``return``: the card returned is the card just given (public).
     """
 
-    kind: str
+    kind: ExchangeKind
     up: int
     down: int | None
     suit: int | None
@@ -57,8 +70,18 @@ class ExchangeEvent(NamedTuple):
         ``seat`` is the up or the down player."""
         if self.card is None or seat in (self.up, self.down):
             return self
-        suit = self.suit if self.kind == "demand" else None
+        suit = self.suit if self.kind is ExchangeKind.DEMAND else None
         return ExchangeEvent(self.kind, self.up, self.down, suit, None, self.came_back)
+
+    def transfer(self) -> tuple[int, int] | None:
+        """``(giver, taker)``: the seats a card went from and to (demand and return: down ->
+        up; give: up -> down), whether or not the card is shown; None for a void or a stop."""
+        down = self.down
+        if down is None or self.kind is ExchangeKind.VOID:
+            return None
+        if self.kind is ExchangeKind.GIVE:
+            return self.up, down
+        return down, self.up
 
 
 @dataclass(slots=True)
@@ -193,9 +216,10 @@ def _move(hands: list[int], frm: int, to: int, card: int) -> None:
     hands[to] |= 1 << card
 
 
-def apply(x: ExchangeProgress, hands: list[int], trump: int, action: int) -> ExchangeStep:
+def apply(x: ExchangeProgress, hands: list[int], trump: int | None,
+          action: int) -> ExchangeStep:
     """Apply a legal exchange action (already checked by the caller) to ``x`` and the hands'
-    bitmasks ``hands`` (per seat, changed in place); ``trump`` is the trump suit or -1.
+    bitmasks ``hands`` (per seat, changed in place); ``trump`` is the trump suit or None.
 
     Returns the events and whether the exchange is over (:class:`ExchangeStep`).
     """
@@ -204,12 +228,12 @@ def apply(x: ExchangeProgress, hands: list[int], trump: int, action: int) -> Exc
     return ExchangeStep(tuple(events), done)
 
 
-def _apply(x: ExchangeProgress, hands: list[int], trump: int, action: int,
+def _apply(x: ExchangeProgress, hands: list[int], trump: int | None, action: int,
            events: list[ExchangeEvent]) -> bool:
     """Apply ``action``; True when the exchange is over."""
     d = x.decision
     if action == STOP:
-        events.append(ExchangeEvent("stop", x.up, None, None, None))
+        events.append(ExchangeEvent(ExchangeKind.STOP, x.up, None, None, None))
         x.up_left = 0
         return _after_up(x, hands, events)
     if d is Decision.EXCHANGE_DEMAND:
@@ -229,10 +253,10 @@ def _demand(x: ExchangeProgress, hands: list[int], action: int,
     card = highest_in_suit(hands[down], suit)
     if card is None:
         x.voids[down] |= 1 << suit
-        events.append(ExchangeEvent("void", x.up, down, suit, None))
+        events.append(ExchangeEvent(ExchangeKind.VOID, x.up, down, suit, None))
         return
     _move(hands, down, x.up, card)
-    events.append(ExchangeEvent("demand", x.up, down, suit, card))
+    events.append(ExchangeEvent(ExchangeKind.DEMAND, x.up, down, suit, card))
     x.give_to = down
     x.decision = Decision.EXCHANGE_GIVE
 
@@ -244,13 +268,13 @@ def _give_back(x: ExchangeProgress, hands: list[int], card: int,
     if down is None:
         raise RulesError("a give-back with no demanded card pending")
     _move(hands, x.up, down, card)
-    events.append(ExchangeEvent("give", x.up, down, card // 13, card))
+    events.append(ExchangeEvent(ExchangeKind.GIVE, x.up, down, card // 13, card))
     x.voids = [0, 0, 0]
     x.give_to = None
     return _settled(x, hands, down, events)
 
 
-def _give(x: ExchangeProgress, hands: list[int], trump: int, action: int,
+def _give(x: ExchangeProgress, hands: list[int], trump: int | None, action: int,
           events: list[ExchangeEvent]) -> bool:
     """pass-and-return: the up player gives a card to a down player (batched in blato)."""
     down, card = divmod(action - GIVE_BASE, 52)
@@ -261,8 +285,8 @@ def _give(x: ExchangeProgress, hands: list[int], trump: int, action: int,
         x.up_left -= 1
         return _after_up(x, hands, events) if x.up_left == 0 else False
     _move(hands, x.up, down, card)
-    events.append(ExchangeEvent("give", x.up, down, card // 13, card))
-    if trump >= 0 and card // 13 == trump:  # a trump: the down player chooses the return
+    events.append(ExchangeEvent(ExchangeKind.GIVE, x.up, down, card // 13, card))
+    if card // 13 == trump:  # a trump: the down player chooses the return
         x.return_from = x.to_act = down
         x.given = card
         x.decision = Decision.EXCHANGE_RETURN
@@ -275,7 +299,8 @@ def _return(x: ExchangeProgress, hands: list[int], down: int, card: int, given: 
             events: list[ExchangeEvent]) -> bool:
     """``down`` returns ``card`` to the up player (``given`` is the card he was given)."""
     _move(hands, down, x.up, card)
-    events.append(ExchangeEvent("return", x.up, down, card // 13, card, card == given))
+    events.append(ExchangeEvent(ExchangeKind.RETURN, x.up, down, card // 13, card,
+                                card == given))
     x.return_from = None
     x.given = -1
     x.decision, x.to_act = Decision.EXCHANGE_GIVE, x.up
@@ -300,10 +325,11 @@ def _after_up(x: ExchangeProgress, hands: list[int], events: list[ExchangeEvent]
     batch, x.batch, x.batch_mask = x.batch, [], 0
     for down, card in batch:
         _move(hands, x.up, down, card)
-        events.append(ExchangeEvent("give", x.up, down, card // 13, card))
+        events.append(ExchangeEvent(ExchangeKind.GIVE, x.up, down, card // 13, card))
         ret = highest_in_suit(hands[down], card // 13)
         if ret is None:  # cannot happen: the given card is in his hand now
             ret = card
         _move(hands, down, x.up, ret)
-        events.append(ExchangeEvent("return", x.up, down, card // 13, ret, ret == card))
+        events.append(ExchangeEvent(ExchangeKind.RETURN, x.up, down, card // 13, ret,
+                                    ret == card))
     return not _next_up(x)

@@ -19,7 +19,8 @@ imports it).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import random
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from . import exchange, scoring
@@ -30,7 +31,9 @@ from .config import RulesConfig
 from .deal import Deal, check_seed, seeded_deal
 from .errors import IllegalActionError, RulesError
 from .exchange import ExchangeEvent, ExchangeProgress
-from .history import HandSummary, TrickRecord, hand_steps
+from .history import HandStep, HandSummary, TrickRecord, hand_steps, step_of
+from .infoset import View
+from .sample import draw_hidden
 from .tricks import F1, F3, FOLLOW_CODES, legal_play_mask, trick_winner
 
 _PLAY = Decision.PLAY
@@ -42,8 +45,8 @@ DealSource = Mapping[int, Deal] | Callable[[int], Deal | None] | None
 @dataclass(slots=True, init=False, eq=False, repr=False)
 class MatchState:
     """Full (omniscient) state of one match; see the module docstring. Build it with
-    :meth:`new` or :meth:`from_position`; see a seat's part of it with
-    :func:`arena.rules.view.view_of`.
+    :meth:`new`, :meth:`from_position` or (determinization) :meth:`from_view`; see a seat's
+    part of it with :func:`arena.rules.view.view_of`.
 
     Public attributes are read-only to callers (only :meth:`apply` changes them); per-seat lists
     and tuples are indexed by seat 0..2.
@@ -64,8 +67,8 @@ class MatchState:
     limits: tuple[int, int, int]
     #: 0..3 trump suit, 4 no-trump, 5 misère; None before it is chosen
     contract: int | None
-    #: trump suit 0..3, or -1 (none yet, no-trump, misère)
-    trump: int
+    #: trump suit 0..3, or None (no contract yet, no-trump, misère)
+    trump: int | None
     #: follow rule in force (``tricks.F1``..``F3``): F1 until a trump contract is chosen
     follow: int
     #: bitmask of each seat's cards
@@ -115,9 +118,9 @@ class MatchState:
     _declarer_role: int
     _role_limits: tuple[int, int, int]
     #: a hand's steps (``history.hand_steps``), last first
-    _steps_reversed: tuple[str, ...]
+    _steps_reversed: tuple[HandStep, ...]
     _next_seat: tuple[int, int, int]
-    _pending_steps: list[str]
+    _pending_steps: list[HandStep]
     _legal_cache: list[int] | None
     #: bitmask of the legal cards while a play decision's legal set is cached, else -1
     _legal_mask: int
@@ -176,18 +179,85 @@ class MatchState:
                 or dealer not in (0, 1, 2):
             raise RulesError(f"bad position: hand_number {hand_number!r}, dealer {dealer!r} "
                              "(expected an int >= 1 and 0, 1 or 2)")
+        if deal is not None:
+            deals = {hand_number: deal}
+        self = cls._match(cfg, seed, deals, scores, (), prev_points, contracts_used)
+        self.hand_number = hand_number - 1
+        self.dealer = self._next_seat.index(dealer)  # the seat before ``dealer`` in play order
+        self._start_next_hand()
+        return self
+
+    @classmethod
+    def from_view(cls, view: View, rng: random.Random) -> MatchState:
+        """A full state consistent with ``view``, the cards hidden from its seat drawn at
+        random (determinization, as OpenSpiel's ``ResampleFromInfostate``; how the cards are
+        drawn: :mod:`arena.rules.sample`).
+
+        The state's ``view_of(state, view.seat)`` equals ``view``; its later hands are dealt
+        from a seed drawn from ``rng`` (the real match seed is never in a view), and it has no
+        history before the current hand (``actions``, ``deals`` and ``completed_hands`` are
+        empty).
+
+        Args:
+            view: a seat's view of an unfinished match.
+            rng: the random source (the caller owns it; nothing global is used).
+
+        Raises:
+            RulesError: when the match is finished or the view's constraints are inconsistent.
+        """
+        if view.finished:
+            raise RulesError("cannot sample a finished match")
+        decision, to_act = view.decision, view.to_act
+        if decision is None or to_act is None:
+            raise RulesError("cannot sample a view with no pending decision")
+        hidden = draw_hidden(view, rng)
+        self = cls._match(view.cfg, hidden.seed, None, view.scores, view.hand_points,
+                          view.prev_points, view.contracts_used)
+        self.hand_number, self.dealer, self.roles = view.hand_number, view.dealer, view.roles
+        r = view.roles
+        self.seat_of_role = (r.index(0), r.index(1), r.index(2))
+        self.declarer, self.targets, self.limits = view.declarer, view.targets, view.limits
+        self.contract, self.trump = view.contract, view.trump
+        self.follow = F1 if view.trump is None else self._trump_follow
+        self.hands, self.first6, self.kitty = hidden.hands, hidden.first6, hidden.kitty
+        self.kitty_taken = view.kitty_taken
+        self.discards = hidden.discards
+        self.trick = [c for _, c in view.trick]
+        self.trick_seats = [s for s, _ in view.trick]
+        self.leader, self.tricks = view.leader, list(view.tricks)
+        self.tricks_won = list(view.tricks_won)
+        self.events = list(view.exchange_events)
+        self.exchange = hidden.exchange
+        self.decision, self.current_seat = decision, to_act
+        order = hand_steps(view.cfg)
+        self._pending_steps = order[order.index(step_of(decision)) + 1:][::-1]
+        self._legal_cache = None
+        self._legal_mask = -1
+        return self
+
+    @classmethod
+    def _match(cls, cfg: RulesConfig, seed: int | str | bytes, deals: DealSource,
+               scores: Sequence[int], hand_points: Sequence[tuple[int, int, int]],
+               prev_points: Sequence[int] | None,
+               contracts_used: Sequence[Sequence[int]] | None) -> MatchState:
+        """The one constructor: a state with the match-wide fields set (the rules and what
+        the hot path reads of them, the deal source, scores, points, contract cycles, no
+        history); the caller sets the hand's fields (:meth:`from_position` by dealing,
+        :meth:`from_view` from the view)."""
         self = cls.__new__(cls)
         self.cfg = cfg
         self._seed = seed
-        self._all_contracts = contracts_mask(cfg)
-        if deal is not None:
-            deals = {hand_number: deal}
         self._deal_source = deals
+        self._all_contracts = contracts_mask(cfg)
         self._trump_follow = FOLLOW_CODES[cfg.follow]
-        cache_rules(self, cfg)
+        self._tricks_per_hand = cfg.tricks_per_hand
+        self._kitty_size = cfg.kitty_size
+        self._declarer_role = cfg.declarer_role
+        self._role_limits = cfg.limits
+        self._steps_reversed = tuple(reversed(hand_steps(cfg)))
         self._next_seat = (1, 2, 0) if cfg.direction == "clockwise" else (2, 0, 1)
         self.scores = list(scores)
-        self.hand_points = []
+        self.hand_points = list(hand_points)
         self.prev_points = None if prev_points is None else \
             (prev_points[0], prev_points[1], prev_points[2])
         self.contracts_used = [0, 0, 0] if contracts_used is None else \
@@ -199,9 +269,6 @@ class MatchState:
         self.end_reason = None
         self.twelve_trick_winner = None
         self._placings = None
-        self.hand_number = hand_number - 1
-        self.dealer = self._next_seat.index(dealer)  # the seat before ``dealer`` in play order
-        self._start_next_hand()
         return self
 
     def copy(self) -> MatchState:
@@ -450,7 +517,7 @@ class MatchState:
         lim = self._role_limits
         self.limits = (lim[r0], lim[r1], lim[r2])
         self.contract = None
-        self.trump = -1
+        self.trump = None
         self.follow = F1
         self.trick = []
         self.trick_seats = []
@@ -476,32 +543,38 @@ class MatchState:
         return deal
 
     def _next_step(self) -> None:
-        """Run automatic steps until one needs a decision."""
+        """Run automatic steps until one needs a decision.
+
+        Raises:
+            RulesError: for a step that is not a :class:`HandStep` (it does not start play).
+        """
         while self._pending_steps:
             step = self._pending_steps.pop()
-            if step == "exchange":
+            if step is HandStep.EXCHANGE:
                 progress = exchange.begin(self.cfg, self.prev_points, self.contract, self.roles,
                                           self.targets)
                 if progress is not None:
                     self.exchange = progress
                     self.decision, self.current_seat = progress.decision, progress.to_act
                     return
-            elif step == "kitty":
+            elif step is HandStep.KITTY:
                 if self._kitty_size:
                     self.hands[self.declarer] |= mask_of(self.kitty)
                     self.kitty_taken = True
-            elif step == "contract":
+            elif step is HandStep.CONTRACT:
                 self.decision, self.current_seat = Decision.CONTRACT, self.declarer
                 return
-            elif step == "discard":
+            elif step is HandStep.DISCARD:
                 if self._kitty_size:
                     self.decision, self.current_seat = Decision.DISCARD, self.declarer
                     return
-            else:
+            elif step is HandStep.PLAY:
                 lead = self.seat_of_role[1] if self.cfg.first_lead == "S1" else self.declarer
                 self.leader = lead
                 self.decision, self.current_seat = _PLAY, lead
                 return
+            else:
+                raise RulesError(f"unknown hand step {step!r}")
 
     def _set_contract(self, contract: int) -> None:
         self.contract = contract
@@ -568,15 +641,6 @@ class MatchState:
     def __repr__(self) -> str:
         return (f"MatchState(preset={self.cfg.preset!r}, hand={self.hand_number}, "
                 f"phase={self.phase}, seat={self.current_seat}, scores={self.scores})")
-
-
-def cache_rules(state: MatchState, cfg: RulesConfig) -> None:
-    """Keep the ``cfg`` values the hot path reads (see the ``_tricks_per_hand`` field)."""
-    state._tricks_per_hand = cfg.tricks_per_hand
-    state._kitty_size = cfg.kitty_size
-    state._declarer_role = cfg.declarer_role
-    state._role_limits = cfg.limits
-    state._steps_reversed = tuple(reversed(hand_steps(cfg)))
 
 
 #: the fields :meth:`MatchState.copy` carries over
