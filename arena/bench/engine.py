@@ -94,7 +94,7 @@ def bench_engine(preset: str = "sergeant-major", matches: int = 300, seed: int =
             legal_actions, apply = s.legal_actions, s.apply
             while not s.finished:
                 apply(choice(legal_actions()))
-                decisions += 1
+            decisions += len(s.actions)
             round_hands += s.hand_number
         seconds += time.perf_counter() - t0
         engine_cpu = time.process_time() - c0

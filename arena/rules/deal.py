@@ -9,7 +9,9 @@ Python versions; records still store the dealt cards themselves.
 from __future__ import annotations
 
 import hashlib
+import operator
 import struct
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .cards import NUM_CARDS, format_cards, parse_card, parse_cards
@@ -118,8 +120,9 @@ def shuffled_deck(cfg: RulesConfig, seed: int | str | bytes, hand_number: int) -
     n = len(deck)
     stream = hashlib.shake_256(derive_seed(b"deal/v1", seed, hand_number)).digest(8 * n)
     draws = struct.unpack(f">{n}Q", stream)  # draw i is bytes 8i..8i+8, big-endian
-    for i in range(n - 1, 0, -1):
-        j = draws[i] % (i + 1)
+    # position i (from the top, n - 1 .. 1) swaps with draws[i] % (i + 1)
+    swaps = map(operator.mod, reversed(draws[1:]), range(n, 1, -1))
+    for i, j in zip(range(n - 1, 0, -1), swaps, strict=True):
         deck[i], deck[j] = deck[j], deck[i]
     return deck
 
@@ -132,6 +135,30 @@ def deal_from_deck(cfg: RulesConfig, deck: list[int]) -> Deal:
     ``singles``: one card at a time, the rest is the kitty;
     ``blato``: 4 rounds of [4 to S1, 4 to S2, 4 to S0, 1 to the talon].
     """
+    key = (cfg.deal_pattern, cfg.tricks_per_hand, len(deck))
+    picks = _PICKS.get(key)
+    if picks is None:  # which deck positions go where: the pattern run on the positions
+        where = _split(cfg, list(range(len(deck))))
+        picks = _PICKS[key] = tuple(_picker(p) for p in (*where.hands, where.kitty))
+    s0, s1, s2, kitty = picks
+    return Deal((s0(deck), s1(deck), s2(deck)), kitty(deck))
+
+
+#: per (pattern, tricks per hand, deck size), what takes each role's cards and the kitty's
+#: from a deck order, in dealing order
+_PICKS: dict[tuple[str, int, int], tuple[Callable[[Sequence[int]], tuple[int, ...]], ...]] = {}
+
+
+def _picker(positions: tuple[int, ...]) -> Callable[[Sequence[int]], tuple[int, ...]]:
+    """A function taking the items at ``positions`` of a sequence, as a tuple."""
+    if len(positions) > 1:
+        return operator.itemgetter(*positions)
+    return lambda deck: tuple(deck[p] for p in positions)
+
+
+def _split(cfg: RulesConfig, deck: list[int]) -> Deal:
+    """The patterns of :func:`deal_from_deck`, written out (run once per pattern, on the
+    deck positions)."""
     hands: list[list[int]] = [[], [], []]
     order = (1, 2, 0)
     kitty: list[int] = []

@@ -28,7 +28,7 @@ from enum import StrEnum
 from typing import NamedTuple
 
 from .actions import DEMAND_BASE, GIVE_BASE, STOP, Decision
-from .cards import cards_of, highest_in_suit
+from .cards import SUIT_MASKS, cards_of, highest_in_suit
 from .config import RulesConfig
 from .errors import RulesError
 
@@ -151,6 +151,8 @@ def up_order(cfg: RulesConfig, points: tuple[int, ...], roles: tuple[int, ...],
     up amount, then play order from S1. ``roles`` and ``targets`` are this hand's, per seat.
     """
     ups = [s for s in range(3) if points[s] > 0]
+    if len(ups) < 2:
+        return ups
 
     def from_s1(s: int) -> int:
         return (roles[s] - 1) % 3
@@ -175,9 +177,11 @@ def begin(cfg: RulesConfig, prev_points: tuple[int, int, int] | None, contract: 
     if not queue:
         return None
     mult = payment_multiplier(cfg)
-    ups = tuple(max(0, p) * mult for p in prev_points)
-    progress = ExchangeProgress(cfg.exchange, cfg.exchange_optional, (ups[0], ups[1], ups[2]),
-                                queue, [max(0, -p) * mult for p in prev_points])
+    a, b, c = prev_points
+    progress = ExchangeProgress(
+        cfg.exchange, cfg.exchange_optional,
+        (max(0, a) * mult, max(0, b) * mult, max(0, c) * mult), queue,
+        [max(0, -a) * mult, max(0, -b) * mult, max(0, -c) * mult])
     _next_up(progress)
     return progress
 
@@ -195,13 +199,24 @@ def _next_up(x: ExchangeProgress) -> bool:
     return True
 
 
+#: per down seat, the demand codes of the four suits (``demand_action(down, suit)``)
+_DEMANDS = tuple(tuple(DEMAND_BASE + 4 * dn + s for s in range(4)) for dn in range(3))
+
+
 def legal(x: ExchangeProgress, hands: list[int]) -> list[int]:
     """Legal action codes of the pending exchange decision, sorted."""
     d = x.decision
-    if d is Decision.EXCHANGE_DEMAND:  # codes as demand_action(down, suit), inline
-        demands = [DEMAND_BASE + 4 * dn + s for dn in range(3) if x.down_left[dn] > 0
-                   for s in range(4) if not x.voids[dn] >> s & 1]
-        return [*demands, STOP] if x.optional else demands
+    if d is Decision.EXCHANGE_DEMAND:
+        demands: list[int] = []
+        down_left, voids = x.down_left, x.voids
+        for dn in (0, 1, 2):
+            if down_left[dn] > 0:
+                void = voids[dn]
+                demands += _DEMANDS[dn] if not void else [
+                    code for s, code in enumerate(_DEMANDS[dn]) if not void >> s & 1]
+        if x.optional:
+            demands.append(STOP)
+        return demands
     if d is Decision.EXCHANGE_RETURN:
         return cards_of(hands[x.to_act])
     if x.mechanism == "demand-suit":
@@ -209,6 +224,10 @@ def legal(x: ExchangeProgress, hands: list[int]) -> list[int]:
     avail = cards_of(hands[x.up] & ~x.batch_mask)
     gives = [GIVE_BASE + 52 * dn + c for dn in range(3) if x.down_left[dn] > 0 for c in avail]
     return ([STOP] if x.optional else []) + gives
+
+
+#: build a named tuple without its Python-level ``__new__``: ``_new_tuple(Cls, (fields...))``
+_new_tuple = tuple.__new__
 
 
 def _move(hands: list[int], frm: int, to: int, card: int) -> None:
@@ -225,7 +244,8 @@ def apply(x: ExchangeProgress, hands: list[int], trump: int | None,
     """
     events: list[ExchangeEvent] = []
     done = _apply(x, hands, trump, action, events)
-    return ExchangeStep(tuple(events), done)
+    return _new_tuple(ExchangeStep, (tuple(events), done))  # ExchangeStep(...), without its
+    # Python-level __new__ (several times a hand)
 
 
 def _apply(x: ExchangeProgress, hands: list[int], trump: int | None, action: int,
@@ -250,12 +270,15 @@ def _demand(x: ExchangeProgress, hands: list[int], action: int,
             events: list[ExchangeEvent]) -> None:
     """demand-suit: the down player hands over his highest card of the suit, or is void."""
     down, suit = divmod(action - DEMAND_BASE, 4)
-    card = highest_in_suit(hands[down], suit)
-    if card is None:
+    cards = hands[down] & SUIT_MASKS[suit]
+    if not cards:
         x.voids[down] |= 1 << suit
         events.append(ExchangeEvent(ExchangeKind.VOID, x.up, down, suit, None))
         return
-    _move(hands, down, x.up, card)
+    card = cards.bit_length() - 1   # his highest of the suit
+    bit = 1 << card
+    hands[down] ^= bit
+    hands[x.up] |= bit
     events.append(ExchangeEvent(ExchangeKind.DEMAND, x.up, down, suit, card))
     x.give_to = down
     x.decision = Decision.EXCHANGE_GIVE

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from . import exchange, scoring
 from .actions import CONTRACT_BASE, MISERE, Decision, action_str, contract_action
-from .cards import SUIT_MASKS, cards_of, mask_of
+from .cards import CARDS_IN_SUIT, SUIT_MASKS, cards_of, suit_cards
 from .contracts import CONTRACTS_IN, contracts_mask, replay_contracts
 from .config import RulesConfig
 from .deal import Deal, check_seed, seeded_deal
@@ -34,11 +34,13 @@ from .exchange import ExchangeEvent, ExchangeProgress
 from .history import HandStep, HandSummary, TrickRecord, hand_steps, step_of
 from .infoset import View
 from .sample import draw_hidden
-from .tricks import F1, F3, FOLLOW_CODES, legal_play_mask, trick_winner
+from .tricks import F1, F3, FOLLOW_CODES, legal_play_mask
 
 _PLAY = Decision.PLAY
 #: bit of each card
 _BIT = tuple(1 << c for c in range(52))
+#: ``TrickRecord(...)`` without the named tuple's Python-level ``__new__`` (once per trick)
+_new_tuple = tuple.__new__
 
 DealSource = Mapping[int, Deal] | Callable[[int], Deal | None] | None
 
@@ -120,10 +122,11 @@ class MatchState:
     #: a hand's steps (``history.hand_steps``), last first
     _steps_reversed: tuple[HandStep, ...]
     _next_seat: tuple[int, int, int]
+    #: per dealer seat: (seat of each role, role of each seat), the hand's ``seat_of_role``
+    #: and ``roles``
+    _seatings: tuple[tuple[tuple[int, int, int], tuple[int, int, int]], ...]
     _pending_steps: list[HandStep]
     _legal_cache: list[int] | None
-    #: bitmask of the legal cards while a play decision's legal set is cached, else -1
-    _legal_mask: int
     _placings: tuple[int, int, int] | None
 
     # ----- construction ---------------------------------------------------------------------
@@ -232,7 +235,6 @@ class MatchState:
         order = hand_steps(view.cfg)
         self._pending_steps = order[order.index(step_of(decision)) + 1:][::-1]
         self._legal_cache = None
-        self._legal_mask = -1
         return self
 
     @classmethod
@@ -255,7 +257,12 @@ class MatchState:
         self._declarer_role = cfg.declarer_role
         self._role_limits = cfg.limits
         self._steps_reversed = tuple(reversed(hand_steps(cfg)))
-        self._next_seat = (1, 2, 0) if cfg.direction == "clockwise" else (2, 0, 1)
+        self._next_seat = nxt = (1, 2, 0) if cfg.direction == "clockwise" else (2, 0, 1)
+        seatings = []
+        for dealer in range(3):
+            order = (dealer, nxt[dealer], nxt[nxt[dealer]])   # seats of roles S0, S1, S2
+            seatings.append((order, (order.index(0), order.index(1), order.index(2))))
+        self._seatings = (seatings[0], seatings[1], seatings[2])
         self.scores = list(scores)
         self.hand_points = list(hand_points)
         self.prev_points = None if prev_points is None else \
@@ -311,23 +318,27 @@ class MatchState:
         The list is cached until the next :meth:`apply`; do not mutate it.
         """
         legal = self._legal_cache
-        if legal is None:
-            seat = self.current_seat
-            if self.decision is _PLAY and seat is not None:
-                # the hot path, inline: leading, or following suit without an overtrump rule
-                trick = self.trick
-                mask = self.hands[seat]
-                if trick:
-                    led = trick[0] // 13
-                    suit_cards = mask & SUIT_MASKS[led]
-                    if suit_cards and (self.follow != F3 or led != self.trump):
-                        mask = suit_cards
-                    else:
-                        mask = legal_play_mask(mask, trick, self.trump, self.follow)
-                self._legal_mask = mask
-                legal = self._legal_cache = cards_of(mask)
-            else:
-                legal = self._legal_cache = self._compute_legal()
+        if legal is not None:
+            return legal
+        seat = self.current_seat
+        if self.decision is _PLAY and seat is not None:
+            # the hot path, inline: leading, or following suit without an overtrump rule
+            trick = self.trick
+            mask = self.hands[seat]
+            if trick:
+                led = trick[0] // 13
+                ranks = mask >> 13 * led & 0x1FFF  # his cards of the suit led, as ranks
+                if ranks and (self.follow != F3 or led != self.trump):
+                    # following suit: one suit's cards, straight from the table
+                    try:
+                        legal = self._legal_cache = [*CARDS_IN_SUIT[led][ranks]]
+                    except IndexError:  # the table is filled on first use
+                        legal = self._legal_cache = [*suit_cards(led, ranks)]
+                    return legal
+                mask = legal_play_mask(mask, trick, self.trump, self.follow)
+            legal = self._legal_cache = cards_of(mask)
+            return legal
+        legal = self._legal_cache = self._compute_legal()
         return legal
 
     def is_legal(self, action: int) -> bool:
@@ -335,11 +346,6 @@ class MatchState:
         ``bool`` included, is not an action)."""
         if self.finished or type(action) is not int:
             return False
-        if self.decision is _PLAY:
-            mask = self._legal_mask
-            if mask < 0:
-                mask = self._play_mask()
-            return 0 <= action < 52 and bool(mask >> action & 1)
         return action in self.legal_actions()
 
     def _play_mask(self) -> int:
@@ -378,8 +384,7 @@ class MatchState:
             return []
         d = self.decision
         if d is _PLAY:
-            mask = self._legal_mask = self._play_mask()
-            return cards_of(mask)
+            return cards_of(self._play_mask())
         if d is Decision.DISCARD:
             return cards_of(self.hands[self._seat()])
         if d is Decision.CONTRACT:
@@ -422,33 +427,32 @@ class MatchState:
             IllegalActionError: when the match is over or the action is not legal now; the
                 message names the phase, seat, action and the legal set; the state is unchanged.
         """
-        if self.finished:
-            raise self._illegal(action, "the match is over")
-        if type(action) is not int:
-            raise self._illegal(action, "an action is an int code")
         d = self.decision
-        if d is _PLAY:
-            mask = self._legal_mask
-            if mask < 0:
-                mask = self._play_mask()
-            if not (0 <= action < 52 and mask >> action & 1):
+        if d is _PLAY:  # the engine's hot path, inline (a finished match has no decision)
+            if type(action) is not int:
+                raise self._illegal(action, "an action is an int code")
+            legal = self._legal_cache
+            if action not in (legal if legal is not None else self.legal_actions()):
                 raise self._illegal(action, self._why_not_play(action))
             self._legal_cache = None
-            self._legal_mask = -1
             self.actions.append(action)
-            # the card goes to the trick (inline: the engine's hot path)
+            # the card goes to the trick
             seat = self.current_seat
             if seat is None:
                 raise RulesError("no decision is pending: the match is over")
-            self.hands[seat] &= ~(1 << action)
+            self.hands[seat] ^= 1 << action  # the card is in his hand (checked above)
             trick = self.trick
             trick.append(action)
             self.trick_seats.append(seat)
             if len(trick) < 3:
                 self.current_seat = self._next_seat[seat]
             else:
-                self._end_trick()
+                self._end_trick(trick)
             return
+        if self.finished:
+            raise self._illegal(action, "the match is over")
+        if type(action) is not int:
+            raise self._illegal(action, "an action is an int code")
         if d is None:
             raise RulesError("no decision is pending")
         self._apply_decision(d, action)
@@ -462,7 +466,6 @@ class MatchState:
         if not legal:
             raise self._illegal(action, "not among the legal actions")
         self._legal_cache = None
-        self._legal_mask = -1
         self.actions.append(action)
         if d is Decision.DISCARD:
             self._discard(action)
@@ -494,21 +497,16 @@ class MatchState:
     def _start_next_hand(self) -> None:
         cfg = self.cfg
         self.hand_number += 1
-        self.dealer = self._next_seat[self.dealer]
-        s1 = self._next_seat[self.dealer]
-        self.seat_of_role = (self.dealer, s1, self._next_seat[s1])
-        roles = [0, 0, 0]
-        for r, s in enumerate(self.seat_of_role):
-            roles[s] = r
-        self.roles = (roles[0], roles[1], roles[2])
+        dealer = self.dealer = self._next_seat[self.dealer]
+        self.seat_of_role, self.roles = self._seatings[dealer]
         deal = self._deal_for(self.hand_number)
         self.deals.append(deal)
         by_role = deal.hands  # distinct cards (Deal.check): their bits add up to the mask
         r0, r1, r2 = self.roles
-        self.hands = [sum(map(_BIT.__getitem__, by_role[r0])),
-                      sum(map(_BIT.__getitem__, by_role[r1])),
-                      sum(map(_BIT.__getitem__, by_role[r2]))]
-        self.first6 = mask_of(by_role[self._declarer_role][:6])
+        bit = _BIT.__getitem__
+        self.hands = [sum(map(bit, by_role[r0])), sum(map(bit, by_role[r1])),
+                      sum(map(bit, by_role[r2]))]
+        self.first6 = sum(map(bit, by_role[self._declarer_role][:6]))
         self.kitty = deal.kitty
         self.kitty_taken = False
         self.discards = []
@@ -528,7 +526,6 @@ class MatchState:
         self.exchange = None
         self.decision = self.current_seat = None
         self._legal_cache = None
-        self._legal_mask = -1
         self._pending_steps = list(self._steps_reversed)  # popped from the end
         self._next_step()
 
@@ -559,7 +556,7 @@ class MatchState:
                     return
             elif step is HandStep.KITTY:
                 if self._kitty_size:
-                    self.hands[self.declarer] |= mask_of(self.kitty)
+                    self.hands[self.declarer] |= sum(map(_BIT.__getitem__, self.kitty))
                     self.kitty_taken = True
             elif step is HandStep.CONTRACT:
                 self.decision, self.current_seat = Decision.CONTRACT, self.declarer
@@ -591,11 +588,26 @@ class MatchState:
         if len(self.discards) == self._kitty_size:
             self._next_step()
 
-    def _end_trick(self) -> None:
-        """The third card is on the trick: record it, give it to its winner, who leads next."""
-        trick, seats = self.trick, self.trick_seats
-        winner = seats[trick_winner(trick, self.trump)]
-        self.tricks.append(TrickRecord(seats[0], tuple(zip(seats, trick, strict=True)), winner))
+    def _end_trick(self, trick: list[int]) -> None:
+        """The third card is on ``trick`` (``self.trick``): record it, give it to its winner,
+        who leads next."""
+        a, b, c = trick
+        sa, sb, sc = self.trick_seats
+        # tricks.trick_winner for three cards, inline: the highest trump, else the highest
+        # card of the suit led (RULES.md 2.2)
+        trump = self.trump
+        winner, best = sa, a
+        if b // 13 == a // 13:
+            if b > a:
+                winner, best = sb, b
+        elif b // 13 == trump:
+            winner, best = sb, b
+        if c // 13 == best // 13:
+            if c > best:
+                winner = sc
+        elif c // 13 == trump:
+            winner = sc
+        self.tricks.append(_new_tuple(TrickRecord, (sa, ((sa, a), (sb, b), (sc, c)), winner)))
         self.tricks_won[winner] += 1
         self.trick = []
         self.trick_seats = []

@@ -108,7 +108,8 @@ def test_from_view_is_the_sdk_sample_state_and_builds_the_state_in_state_py():
     rules = Path(arena.rules.sample.__file__).parent
     for path in rules.glob("*.py"):
         tree = ast.parse(path.read_text())
-        news = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "__new__"]
+        news = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "__new__"
+                and not (isinstance(n.value, ast.Name) and n.value.id == "tuple")]
         assert path.name == "state.py" or not news, path.name
     assert "state" not in {n.module for n in ast.walk(ast.parse(Path(
         arena.rules.sample.__file__).read_text())) if isinstance(n, ast.ImportFrom)}
