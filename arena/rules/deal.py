@@ -101,28 +101,61 @@ def derive_seed(*parts: int | str | bytes) -> bytes:
     Raises:
         SeedError: when a part is not an int, str or bytes.
     """
-    h = hashlib.sha256()
+    return _absorb(hashlib.sha256(), parts).digest()
+
+
+def _absorb(h: hashlib._Hash, parts: tuple[int | str | bytes, ...]) -> hashlib._Hash:
+    """``h`` updated with each part, length-prefixed (``derive_seed``'s encoding)."""
     for p in parts:
         b = seed_bytes(p)
         h.update(len(b).to_bytes(4, "big") + b)
-    return h.digest()
+    return h
+
+
+class SeededDeals:
+    """The canonical deals of one match seed: :func:`seeded_deal` for each hand, with the
+    seed's share of the hashing done once (a match deals every hand from one seed).
+
+    Raises:
+        SeedError: when ``seed`` is not an int, str or bytes.
+    """
+
+    __slots__ = ("_base",)
+
+    def __init__(self, seed: int | str | bytes) -> None:
+        self._base = _absorb(hashlib.sha256(), (b"deal/v1", seed))
+
+    def deck(self, cfg: RulesConfig, hand_number: int) -> list[int]:
+        """Deck order of hand ``hand_number`` (1-based): :func:`shuffled_deck`."""
+        digest = _absorb(self._base.copy(), (hand_number,)).digest()
+        return _shuffle(cfg, digest)
+
+    def deal(self, cfg: RulesConfig, hand_number: int) -> Deal:
+        """The deal of hand ``hand_number`` (1-based): :func:`seeded_deal`."""
+        return deal_from_deck(cfg, self.deck(cfg, hand_number))
 
 
 def shuffled_deck(cfg: RulesConfig, seed: int | str | bytes, hand_number: int) -> list[int]:
     """Deck order of hand ``hand_number`` (1-based) of the match seeded ``seed``.
 
-    Fisher-Yates driven by a SHAKE-256 stream of ``derive_seed(seed, hand_number)``: 64-bit
-    draws, so the modulo bias is below 2**-58.
+    Fisher-Yates driven by a SHAKE-256 stream of ``derive_seed(b"deal/v1", seed,
+    hand_number)``: 64-bit draws, so the modulo bias is below 2**-58.
     """
+    return _shuffle(cfg, derive_seed(b"deal/v1", seed, hand_number))
+
+
+def _shuffle(cfg: RulesConfig, digest: bytes) -> list[int]:
+    """The deck (less a 51-card deck's removed card) shuffled by the SHAKE-256 stream of
+    ``digest``."""
     deck = list(range(NUM_CARDS))
     if cfg.deck == 51:
         deck.remove(parse_card(cfg.removed_card))
     n = len(deck)
-    stream = hashlib.shake_256(derive_seed(b"deal/v1", seed, hand_number)).digest(8 * n)
+    stream = hashlib.shake_256(digest).digest(8 * n)
     draws = struct.unpack(f">{n}Q", stream)  # draw i is bytes 8i..8i+8, big-endian
-    # position i (from the top, n - 1 .. 1) swaps with draws[i] % (i + 1)
-    swaps = map(operator.mod, reversed(draws[1:]), range(n, 1, -1))
-    for i, j in zip(range(n - 1, 0, -1), swaps, strict=True):
+    swap = list(map(operator.mod, draws, range(1, n + 1)))  # position i swaps with swap[i]
+    for i in range(n - 1, 0, -1):
+        j = swap[i]
         deck[i], deck[j] = deck[j], deck[i]
     return deck
 

@@ -28,7 +28,7 @@ from .actions import CONTRACT_BASE, MISERE, Decision, action_str, contract_actio
 from .cards import CARDS_IN_SUIT, SUIT_MASKS, cards_of, suit_cards
 from .contracts import CONTRACTS_IN, contracts_mask, replay_contracts
 from .config import RulesConfig
-from .deal import Deal, check_seed, seeded_deal
+from .deal import Deal, SeededDeals, check_seed
 from .errors import IllegalActionError, RulesError
 from .exchange import ExchangeEvent, ExchangeProgress
 from .history import HandStep, HandSummary, TrickRecord, hand_steps, step_of
@@ -81,9 +81,8 @@ class MatchState:
     kitty_taken: bool
     #: the declarer's discards this hand, in order
     discards: list[int]
-    #: cards on the current trick and the seats that played them, in play order
+    #: cards on the current trick, in play order (their seats: :attr:`trick_seats`)
     trick: list[int]
-    trick_seats: list[int]
     #: the seat leading the current trick (None before play starts)
     leader: int | None
     tricks: list[TrickRecord]
@@ -111,6 +110,8 @@ class MatchState:
     end_reason: str | None
     twelve_trick_winner: int | None
     _seed: int | str | bytes
+    #: the canonical deals of ``_seed``
+    _seeded: SeededDeals
     _deal_source: DealSource
     _all_contracts: int
     _trump_follow: int
@@ -226,7 +227,6 @@ class MatchState:
         self.kitty_taken = view.kitty_taken
         self.discards = hidden.discards
         self.trick = [c for _, c in view.trick]
-        self.trick_seats = [s for s, _ in view.trick]
         self.leader, self.tricks = view.leader, list(view.tricks)
         self.tricks_won = list(view.tricks_won)
         self.events = list(view.exchange_events)
@@ -249,6 +249,7 @@ class MatchState:
         self = cls.__new__(cls)
         self.cfg = cfg
         self._seed = seed
+        self._seeded = SeededDeals(seed)
         self._deal_source = deals
         self._all_contracts = contracts_mask(cfg)
         self._trump_follow = FOLLOW_CODES[cfg.follow]
@@ -286,7 +287,6 @@ class MatchState:
         c.hands = self.hands[:]
         c.tricks_won = self.tricks_won[:]
         c.trick = self.trick[:]
-        c.trick_seats = self.trick_seats[:]
         c.tricks = self.tricks[:]
         c.discards = self.discards[:]
         c.scores = self.scores[:]
@@ -301,6 +301,16 @@ class MatchState:
         return c
 
     # ----- queries --------------------------------------------------------------------------
+    @property
+    def trick_seats(self) -> list[int]:
+        """The seats that played the current trick's cards, in play order (one per card of
+        :attr:`trick`, from :attr:`leader`); a new list."""
+        lead, n = self.leader, len(self.trick)
+        if lead is None or not n:
+            return []
+        nxt = self._next_seat
+        return [lead, nxt[lead], nxt[nxt[lead]]][:n]
+
     @property
     def phase(self) -> str:
         """The pending decision kind's value (``"play"`` ...) or ``"finished"``."""
@@ -380,13 +390,13 @@ class MatchState:
         return seat
 
     def _compute_legal(self) -> list[int]:
-        if self.finished:
-            return []
         d = self.decision
+        if d is Decision.DISCARD:  # any card of the declarer's
+            return cards_of(self.hands[self.declarer])
+        if d is None or self.finished:
+            return []
         if d is _PLAY:
             return cards_of(self._play_mask())
-        if d is Decision.DISCARD:
-            return cards_of(self.hands[self._seat()])
         if d is Decision.CONTRACT:
             return [contract_action(c) for c in self._contract_choices()]
         if self.exchange is None:
@@ -443,7 +453,6 @@ class MatchState:
             self.hands[seat] ^= 1 << action  # the card is in his hand (checked above)
             trick = self.trick
             trick.append(action)
-            self.trick_seats.append(seat)
             if len(trick) < 3:
                 self.current_seat = self._next_seat[seat]
             else:
@@ -518,7 +527,6 @@ class MatchState:
         self.trump = None
         self.follow = F1
         self.trick = []
-        self.trick_seats = []
         self.leader = None
         self.tricks = []
         self.tricks_won = [0, 0, 0]
@@ -535,7 +543,7 @@ class MatchState:
         if src is not None:
             deal = src(n) if callable(src) else src.get(n)
         if deal is None:
-            return seeded_deal(self.cfg, self._seed, n)
+            return self._seeded.deal(self.cfg, n)
         deal.check(self.cfg)
         return deal
 
@@ -583,7 +591,7 @@ class MatchState:
         self._next_step()
 
     def _discard(self, card: int) -> None:
-        self.hands[self.declarer] &= ~(1 << card)
+        self.hands[self.declarer] ^= 1 << card   # a card he holds (checked)
         self.discards.append(card)
         if len(self.discards) == self._kitty_size:
             self._next_step()
@@ -592,7 +600,12 @@ class MatchState:
         """The third card is on ``trick`` (``self.trick``): record it, give it to its winner,
         who leads next."""
         a, b, c = trick
-        sa, sb, sc = self.trick_seats
+        sa = self.leader
+        if sa is None:
+            raise RulesError("a trick without a leader")
+        nxt = self._next_seat
+        sb = nxt[sa]
+        sc = nxt[sb]
         # tricks.trick_winner for three cards, inline: the highest trump, else the highest
         # card of the suit led (RULES.md 2.2)
         trump = self.trump
@@ -610,7 +623,6 @@ class MatchState:
         self.tricks.append(_new_tuple(TrickRecord, (sa, ((sa, a), (sb, b), (sc, c)), winner)))
         self.tricks_won[winner] += 1
         self.trick = []
-        self.trick_seats = []
         self.leader = self.current_seat = winner
         if len(self.tricks) == self._tricks_per_hand:
             self._finish_hand()
@@ -624,13 +636,15 @@ class MatchState:
     def _finish_hand(self) -> None:
         pts = self.hand_points_now()
         self.hand_points.append(pts)
-        for s in range(3):
-            self.scores[s] += pts[s]
+        scores = self.scores
+        scores[0] += pts[0]
+        scores[1] += pts[1]
+        scores[2] += pts[2]
         self.prev_points = pts
         contract = self.contract
         if contract is None:
             raise RulesError("a hand ended without a contract")
-        won, scores = self.tricks_won, self.scores
+        won = self.tricks_won
         self.completed_hands.append(HandSummary(
             self.hand_number, self.dealer, self.declarer, self.roles, self.targets, self.limits,
             contract, self.deals[-1] if self.deals else None, tuple(self.discards),
