@@ -126,9 +126,11 @@ class SeededDeals:
         self._base = _absorb(hashlib.sha256(), (b"deal/v1", seed))
 
     def deck(self, cfg: RulesConfig, hand_number: int) -> list[int]:
-        """Deck order of hand ``hand_number`` (1-based): :func:`shuffled_deck`."""
-        digest = _absorb(self._base.copy(), (hand_number,)).digest()
-        return _shuffle(cfg, digest)
+        """Deck order of hand ``hand_number`` (an int >= 1): :func:`shuffled_deck`."""
+        h = self._base.copy()
+        part = b"i%d" % hand_number   # seed_bytes of an int, without its type checks
+        h.update(len(part).to_bytes(4, "big") + part)
+        return _shuffle(cfg, h.digest())
 
     def deal(self, cfg: RulesConfig, hand_number: int) -> Deal:
         """The deal of hand ``hand_number`` (1-based): :func:`seeded_deal`."""

@@ -16,9 +16,9 @@ player still owed (the up player names which, in the same decision). Mechanisms:
   or demand decision (demand-suit), before his first card too; his remaining exchanges lapse
   (six-contracts, RULES.md 7). In demand-suit a demanded card is always answered by a give-back.
 
-The functions here work on an :class:`ExchangeProgress` and the hands' bitmasks and return
-what happened (:class:`ExchangeStep`: the events, and whether the exchange is over); the match
-state (:mod:`arena.rules.state`) records that and runs the hand's next step itself.
+The functions here work on an :class:`ExchangeProgress` and the hands' bitmasks and report
+what happened (:func:`apply`: the events, appended to the hand's list, and whether the exchange
+is over); the match state (:mod:`arena.rules.state`) runs the hand's next step itself.
 """
 
 from __future__ import annotations
@@ -128,15 +128,6 @@ class ExchangeProgress:
             self.return_from, self.given, self.decision, self.to_act)
 
 
-class ExchangeStep(NamedTuple):
-    """What one exchange action did: the ``events`` it produced, in order, and whether the
-    exchange goes on (``done`` False: ``progress.decision`` / ``progress.to_act`` name the next
-    decision) or is over for this hand."""
-
-    events: tuple[ExchangeEvent, ...]
-    done: bool
-
-
 def payment_multiplier(cfg: RulesConfig) -> int:
     """Cards per overtrick: 2 with double payment, else 1."""
     return 2 if cfg.double_payment else 1
@@ -226,31 +217,20 @@ def legal(x: ExchangeProgress, hands: list[int]) -> list[int]:
     return ([STOP] if x.optional else []) + gives
 
 
-#: build a named tuple without its Python-level ``__new__``: ``_new_tuple(Cls, (fields...))``
-_new_tuple = tuple.__new__
-
-
 def _move(hands: list[int], frm: int, to: int, card: int) -> None:
     hands[frm] &= ~(1 << card)
     hands[to] |= 1 << card
 
 
-def apply(x: ExchangeProgress, hands: list[int], trump: int | None,
-          action: int) -> ExchangeStep:
+def apply(x: ExchangeProgress, hands: list[int], trump: int | None, action: int,
+          events: list[ExchangeEvent]) -> bool:
     """Apply a legal exchange action (already checked by the caller) to ``x`` and the hands'
     bitmasks ``hands`` (per seat, changed in place); ``trump`` is the trump suit or None.
 
-    Returns the events and whether the exchange is over (:class:`ExchangeStep`).
+    The events it produces are appended to ``events`` (the hand's, in order). Returns True
+    when the exchange is over for this hand, False when it goes on (``x.decision`` and
+    ``x.to_act`` name the next decision).
     """
-    events: list[ExchangeEvent] = []
-    done = _apply(x, hands, trump, action, events)
-    return _new_tuple(ExchangeStep, (tuple(events), done))  # ExchangeStep(...), without its
-    # Python-level __new__ (several times a hand)
-
-
-def _apply(x: ExchangeProgress, hands: list[int], trump: int | None, action: int,
-           events: list[ExchangeEvent]) -> bool:
-    """Apply ``action``; True when the exchange is over."""
     d = x.decision
     if action == STOP:
         events.append(ExchangeEvent(ExchangeKind.STOP, x.up, None, None, None))

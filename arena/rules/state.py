@@ -345,7 +345,8 @@ class MatchState:
                     except IndexError:  # the table is filled on first use
                         legal = self._legal_cache = [*suit_cards(led, ranks)]
                     return legal
-                mask = legal_play_mask(mask, trick, self.trump, self.follow)
+                if ranks or self.follow != F1:   # void under F1: any card, no call
+                    mask = legal_play_mask(mask, trick, self.trump, self.follow)
             legal = self._legal_cache = cards_of(mask)
             return legal
         legal = self._legal_cache = self._compute_legal()
@@ -453,8 +454,9 @@ class MatchState:
             self.hands[seat] ^= 1 << action  # the card is in his hand (checked above)
             trick = self.trick
             trick.append(action)
-            if len(trick) < 3:
-                self.current_seat = self._next_seat[seat]
+            following = self._next_seat[seat]
+            if following != self.leader:   # the trick is complete when it is back to him
+                self.current_seat = following
             else:
                 self._end_trick(trick)
             return
@@ -487,9 +489,7 @@ class MatchState:
         progress = self.exchange
         if progress is None:
             raise RulesError("an exchange action without an exchange in progress")
-        step = exchange.apply(progress, self.hands, self.trump, action)
-        self.events.extend(step.events)
-        if step.done:
+        if exchange.apply(progress, self.hands, self.trump, action, self.events):
             self.exchange = None
             self._next_step()
         else:
@@ -634,7 +634,8 @@ class MatchState:
                                    self.contract == MISERE)
 
     def _finish_hand(self) -> None:
-        pts = self.hand_points_now()
+        pts = scoring.hand_points(self.tricks_won, self.targets, self.limits,
+                                  self.contract == MISERE)   # hand_points_now()
         self.hand_points.append(pts)
         scores = self.scores
         scores[0] += pts[0]
