@@ -144,12 +144,10 @@ def up_order(cfg: RulesConfig, points: tuple[int, ...], roles: tuple[int, ...],
     ups = [s for s in range(3) if points[s] > 0]
     if len(ups) < 2:
         return ups
-
-    def from_s1(s: int) -> int:
-        return (roles[s] - 1) % 3
-    if cfg.exchange_order == "larger-up-first":
-        return sorted(ups, key=lambda s: (-points[s], from_s1(s)))
-    return sorted(ups, key=lambda s: (-targets[s], -points[s], from_s1(s)))
+    larger_first = cfg.exchange_order == "larger-up-first"
+    keyed = sorted((0 if larger_first else -targets[s], -points[s], (roles[s] - 1) % 3, s)
+                    for s in ups)
+    return [k[3] for k in keyed]
 
 
 def begin(cfg: RulesConfig, prev_points: tuple[int, int, int] | None, contract: int | None,
@@ -270,7 +268,9 @@ def _give_back(x: ExchangeProgress, hands: list[int], card: int,
     down = x.give_to
     if down is None:
         raise RulesError("a give-back with no demanded card pending")
-    _move(hands, x.up, down, card)
+    bit = 1 << card
+    hands[x.up] ^= bit   # a card of his (checked by the caller)
+    hands[down] |= bit
     events.append(ExchangeEvent(ExchangeKind.GIVE, x.up, down, card // 13, card))
     x.voids = [0, 0, 0]
     x.give_to = None
