@@ -15,6 +15,7 @@ import random
 
 from arena.rules.actions import (CONTRACT_BASE, DEMAND_BASE, GIVE_BASE, MISERE, NO_TRUMP, STOP)
 from arena.rules.cards import SUIT_MASKS, mask_of, parse_card
+from arena.rules.exchange import ExchangeKind
 from arena.rules.view import View
 
 ACE, KING, QUEEN, JACK = 12, 11, 10, 9
@@ -218,9 +219,9 @@ def _declared_voids(view: View, down: int) -> int:
     since (no hidden card received, no card of that suit given to him)."""
     voids = 0
     for e in view.exchange_events:
-        if e.kind == "void" and e.down == down and e.suit is not None:
+        if e.kind is ExchangeKind.VOID and e.down == down and e.suit is not None:
             voids |= 1 << e.suit
-        elif e.kind == "give" and e.down == down:
+        elif e.kind is ExchangeKind.GIVE and e.down == down:
             voids = 0 if e.card is None else voids & ~(1 << (e.card // 13))
     return voids
 

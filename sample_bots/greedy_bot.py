@@ -119,7 +119,7 @@ def choose_play(view: View, avoid_surplus: bool = True) -> int:
     if not view.trick:
         return _lead(view, legal, need > 0)
     trick = [c for _, c in view.trick]
-    best = trick[trick_winner(trick, -1 if view.trump is None else view.trump)]
+    best = trick[trick_winner(trick, view.trump)]
     winners = [c for c in legal if beats(c, best, view.trump)]
     losers = [c for c in legal if c not in winners]
     last = len(trick) == 2

@@ -2,7 +2,7 @@
 
 For each decision: candidate actions (every legal card in play; the greedy ranking's best few for
 discards and exchanges, see :data:`MAX_CANDIDATES`), then rounds until the time budget is spent:
-sample the hidden cards once with :func:`arena.rules.sample.sample_state` (common to all
+sample the hidden cards once with :meth:`MatchState.from_view` (common to all
 candidates of the round), and for each candidate copy the sample, apply it and play the rest of
 the HAND with a fast default policy (:func:`quick_play` for trick play, the greedy heuristics for
 the few other decisions). A playout is scored by :func:`hand_value` (the seat's hand points,
@@ -30,7 +30,6 @@ import time
 from arena.rules.actions import MISERE, Decision
 from arena.rules.cards import SUIT_MASKS
 from arena.rules.errors import RulesError
-from arena.rules.sample import sample_state
 from arena.rules.state import MatchState
 from arena.rules.tricks import legal_play_mask
 from arena.rules.view import View, view_of
@@ -136,7 +135,7 @@ class MonteCarloBot(Player):
             if self.max_playouts is not None and rounds >= self.max_playouts:
                 break
             try:
-                base = sample_state(view, self._rng)
+                base = MatchState.from_view(view, self._rng)
             except RulesError:
                 break
             values = []
@@ -187,7 +186,7 @@ def hand_value(st: MatchState, seat: int) -> float:
     return float(pts)
 
 
-def _low(mask: int, trump: int) -> int:
+def _low(mask: int, trump: int | None) -> int:
     """Lowest-ranked card of a non-empty ``mask``, plain suits before trumps."""
     best, key = -1, 99
     for s in range(4):
@@ -212,11 +211,11 @@ def _high(mask: int) -> int:
     return best
 
 
-def _beating(mask: int, best: int, trump: int) -> int:
+def _beating(mask: int, best: int, trump: int | None) -> int:
     """Cards of ``mask`` that beat ``best``, the card winning the trick so far."""
     bs = best // 13
     out = (mask & SUIT_MASKS[bs]) >> (best + 1) << (best + 1)
-    if trump >= 0 and bs != trump:
+    if trump is not None and bs != trump:
         out |= mask & SUIT_MASKS[trump]
     return out
 
@@ -257,7 +256,7 @@ def quick_play(st: MatchState, rng: random.Random) -> int:
         if len(trick) == 2:
             return _low(win, trump)
         sure = _masters(win, others)
-        if sure and (trump < 0 or best // 13 == trump or sure & SUIT_MASKS[trump]
+        if sure and (trump is None or best // 13 == trump or sure & SUIT_MASKS[trump]
                      or not others & SUIT_MASKS[trump]):
             return _low(sure, trump)
     lose = legal & ~win
@@ -271,21 +270,22 @@ def _quick_duck(legal: int, win: int, played: int) -> int:
     lose = legal & ~win
     if lose:
         return _high(lose)
-    return _high(legal) if played == 2 else _low(legal, -1)
+    return _high(legal) if played == 2 else _low(legal, None)
 
 
-def _quick_lead(legal: int, others: int, trump: int, misere: bool, rng: random.Random) -> int:
+def _quick_lead(legal: int, others: int, trump: int | None, misere: bool,
+                rng: random.Random) -> int:
     """Lead for :func:`quick_play`: misère leads its lowest card; else draw trumps when holding
     more than the others, cash a master, or lead a low card (random among the low ones)."""
     if misere:
-        return _low(legal, -1)
-    if trump >= 0:
+        return _low(legal, None)
+    if trump is not None:
         mine = legal & SUIT_MASKS[trump]
         theirs = others & SUIT_MASKS[trump]
         if mine and theirs and bin(mine).count("1") >= bin(theirs).count("1"):
             top = mine.bit_length() - 1
             return top if not theirs >> (top + 1) else (mine & -mine).bit_length() - 1
-    plain = legal & ~SUIT_MASKS[trump] if trump >= 0 else legal
+    plain = legal & ~SUIT_MASKS[trump] if trump is not None else legal
     sure = _masters(plain, others)
     if sure:
         return _high(sure)

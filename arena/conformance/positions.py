@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ..rules import MatchState, RulesConfig, make_config
 from ..rules.actions import Decision, action_str
+from ..rules.exchange import ExchangeKind
 from ..rules.view import View, view_of
 
 #: deals searched per preset before a position counts as not reachable
@@ -65,7 +66,7 @@ def _wants(cfg: RulesConfig) -> list[tuple[str, Predicate]]:
         wants.append((f"{p}: exchange-demand", kind(Decision.EXCHANGE_DEMAND)))
         wants.append((f"{p}: exchange-demand after a void declaration", lambda v: (
             v.decision is Decision.EXCHANGE_DEMAND
-            and any(e.kind == "void" for e in v.exchange_events))))
+            and any(e.kind is ExchangeKind.VOID for e in v.exchange_events))))
         wants.append((f"{p}: exchange-give (give-back)", kind(Decision.EXCHANGE_GIVE)))
     elif cfg.exchange.startswith("pass-return"):
         if cfg.exchange_optional:

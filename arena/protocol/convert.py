@@ -27,7 +27,7 @@ from ..rules import OPTION_NAMES, Decision, RulesConfig, make_config
 from ..rules.actions import action_str, parse_action
 from ..rules.cards import SUITS, card_str, parse_card
 from ..rules.errors import RulesError
-from ..rules.exchange import ExchangeEvent
+from ..rules.exchange import ExchangeEvent, ExchangeKind
 from ..rules.history import TrickRecord
 from ..rules.view import ExchangeStatus, View
 from ._gen.threefiveeight.v1 import arena_pb2 as pb
@@ -170,11 +170,13 @@ DECISION_TO_PB: dict[Decision, pb.DecisionKind] = {
 }
 #: protobuf enum value -> engine decision kind
 DECISION_FROM_PB: dict[int, Decision] = {v: k for k, v in DECISION_TO_PB.items()}
-_EVENT_TO_PB: dict[str, pb.ExchangeEventKind] = {
-    "demand": pb.EXCHANGE_EVENT_KIND_DEMAND, "void": pb.EXCHANGE_EVENT_KIND_VOID,
-    "give": pb.EXCHANGE_EVENT_KIND_GIVE, "return": pb.EXCHANGE_EVENT_KIND_RETURN,
-    "stop": pb.EXCHANGE_EVENT_KIND_STOP}
-_EVENT_FROM_PB: dict[int, str] = {v: k for k, v in _EVENT_TO_PB.items()}
+_EVENT_TO_PB: dict[ExchangeKind, pb.ExchangeEventKind] = {
+    ExchangeKind.DEMAND: pb.EXCHANGE_EVENT_KIND_DEMAND,
+    ExchangeKind.VOID: pb.EXCHANGE_EVENT_KIND_VOID,
+    ExchangeKind.GIVE: pb.EXCHANGE_EVENT_KIND_GIVE,
+    ExchangeKind.RETURN: pb.EXCHANGE_EVENT_KIND_RETURN,
+    ExchangeKind.STOP: pb.EXCHANGE_EVENT_KIND_STOP}
+_EVENT_FROM_PB: dict[int, ExchangeKind] = {v: k for k, v in _EVENT_TO_PB.items()}
 #: protobuf enum values by engine index + 1 (0 = unspecified, i.e. None)
 _SUIT_TO_PB: tuple[pb.Suit, ...] = (pb.SUIT_UNSPECIFIED, pb.SUIT_SPADES, pb.SUIT_HEARTS,
                                     pb.SUIT_DIAMONDS, pb.SUIT_CLUBS)
@@ -324,7 +326,7 @@ def status_from_proto(m: pb.ExchangeStatus) -> ExchangeStatus:
 def view_from_proto(msg: pb.View, cfg: RulesConfig) -> View:
     """Rebuild the engine's :class:`View` from its message and the match's rules.
 
-    The result can be handed to ``arena.rules.sample.sample_state``.
+    The result can be handed to ``MatchState.from_view``.
 
     Raises:
         ConversionError: a card or action that does not parse, a per-seat field without 3

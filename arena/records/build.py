@@ -24,7 +24,7 @@ def _ms(value: float | None) -> float | None:
 
 def exchange_record(e: ExchangeEvent) -> ExchangeRecord:
     """Record form of an engine exchange event (full information)."""
-    return ExchangeRecord(kind=e.kind, up=e.up, down=e.down,
+    return ExchangeRecord(kind=e.kind.value, up=e.up, down=e.down,
                           suit=None if e.suit is None else SUITS[e.suit],
                           card=None if e.card is None else card_str(e.card),
                           came_back=e.came_back)

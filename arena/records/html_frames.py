@@ -225,12 +225,10 @@ class _HandFrames:
 
 def _flight(e: ExchangeEvent) -> Flight | None:
     """``[from, to, card or None]`` of a card moved by an exchange event, else None."""
-    card = None if e.card is None else card_str(e.card)
-    if e.kind in ("demand", "return"):
-        return [e.down, e.up, card]
-    if e.kind == "give":
-        return [e.up, e.down, card]
-    return None
+    moved = e.transfer()
+    if moved is None:
+        return None
+    return [moved[0], moved[1], None if e.card is None else card_str(e.card)]
 
 
 def _move_text(step: Step, labels: list[str], seat: int | None,

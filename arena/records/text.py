@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ..rules import (MISERE, SUITS, Decision, ExchangeEvent, TrickRecord, card_str,
+from ..rules import (MISERE, SUITS, Decision, ExchangeEvent, ExchangeKind, TrickRecord, card_str,
                      contract_name, parse_action, parse_card)
 from ..rules.cards import cards_of, rank_of, suit_of
 from ..safetext import printable
@@ -57,13 +57,13 @@ def event_text(e: ExchangeEvent, labels: tuple[str, ...]) -> str:
     card = HIDDEN if e.card is None else card_str(e.card)
     suit = "?" if e.suit is None else SUITS[e.suit]
     up, down = labels[e.up], (labels[e.down] if e.down is not None else "-")
-    if e.kind == "demand":
+    if e.kind is ExchangeKind.DEMAND:
         return f"{up} demands {suit} from {down}: gets {card}"
-    if e.kind == "void":
+    if e.kind is ExchangeKind.VOID:
         return f"{up} demands {suit} from {down}: void"
-    if e.kind == "give":
+    if e.kind is ExchangeKind.GIVE:
         return f"{up} gives {card} to {down}"
-    if e.kind == "return":
+    if e.kind is ExchangeKind.RETURN:
         return f"{down} returns {card} to {up}" + (" (came back)" if e.came_back else "")
     return f"{up} stops exchanging"
 

@@ -16,7 +16,7 @@ from .config import (DEFAULT_PRESET, OPTION_NAMES, PRESETS, RulesConfig, config_
 from .deal import Deal, derive_seed, seeded_deal
 from .errors import (CardParseError, DealError, IllegalActionError, RulesConfigError,
                      RulesError, SeedError)
-from .exchange import ExchangeEvent
+from .exchange import ExchangeEvent, ExchangeKind
 from .history import HandSummary, TrickRecord
 from .state import MatchState
 from .view import View, view_of
@@ -35,6 +35,7 @@ __all__ = [
                       "DealError",
                       "Decision",
                       "ExchangeEvent",
+                      "ExchangeKind",
                       "HandSummary",
                       "IllegalActionError",
                       "MatchState",

@@ -20,6 +20,23 @@ code range      text                    meaning
 
 Seats in action codes are match seats (0..2, the position in the match's seating), the same
 numbers ``view_of(state, seat)`` uses, not hand roles.
+
+Examples (the table's rows; text is case-insensitive on the way in, canonical on the way out)::
+
+    >>> parse_action("10h"), action_str(parse_action("10h"))
+    (21, '10H')
+    >>> [parse_action(t) for t in ("trump:S", "trump:C", "no-trump", "misere", "stop")]
+    [60, 63, 64, 65, 99]
+    >>> action_str(demand_action(1, 1)), parse_action("demand:1:H")
+    ('demand:1:H', 75)
+    >>> give_action(2, parse_card("AS")), action_str(216)
+    (216, 'give:2:AS')
+    >>> contract_name(4), contract_name(None)
+    ('no-trump', '-')
+    >>> action_str(52)
+    Traceback (most recent call last):
+    ...
+    arena.rules.errors.CardParseError: not an action code: 52
 """
 
 from __future__ import annotations

@@ -90,16 +90,32 @@ def mask_of(cards: Iterable[int]) -> int:
     return m
 
 
-#: per suit, indexed by a 13-bit rank mask: the cards of that suit it holds, ascending, or None
-#: until first needed (at most 4 x 8192 short tuples, about 3 MB, once every mask was seen)
-_CARDS_IN_SUIT: tuple[list[tuple[int, ...] | None], ...] = tuple(
-    [None] * 8192 for _ in range(4))
+#: per suit, indexed by a 13-bit rank mask: the cards of that suit it holds, ascending. Empty
+#: until the first look-up fills the four tables at once (4 x 8192 short tuples, about 3.5 MB,
+#: some 10 ms: on first use, not at import); a look-up before that raises IndexError, which
+#: :func:`cards_of`, :func:`suit_cards` and the engine's play path answer by filling them.
+CARDS_IN_SUIT: tuple[list[tuple[int, ...]], ...] = ([], [], [], [])
+_S, _H, _D, _C = CARDS_IN_SUIT
 
 
-def _suit_cards(suit: int, ranks: int) -> tuple[int, ...]:
-    base = 13 * suit
-    cards = _CARDS_IN_SUIT[suit][ranks] = tuple(base + r for r in range(13) if ranks >> r & 1)
-    return cards
+def _fill_suit_tables() -> None:
+    for s, table in enumerate(CARDS_IN_SUIT):
+        full: list[tuple[int, ...]] = [()] * 8192
+        base = 13 * s
+        for m in range(1, 8192):   # each entry from the one without its lowest card
+            low = m & -m
+            full[m] = (base + low.bit_length() - 1, *full[m ^ low])
+        table[:] = full
+
+
+def suit_cards(suit: int, ranks: int) -> tuple[int, ...]:
+    """The cards of ``suit`` (0..3) whose ranks are set in the 13-bit mask ``ranks``,
+    ascending (from :data:`CARDS_IN_SUIT`)."""
+    try:
+        return CARDS_IN_SUIT[suit][ranks]
+    except IndexError:
+        _fill_suit_tables()
+        return CARDS_IN_SUIT[suit][ranks]
 
 
 def cards_of(mask: int) -> list[int]:
@@ -108,25 +124,12 @@ def cards_of(mask: int) -> list[int]:
 
     Suit by suit through a table of rank masks (about twice as fast as bit by bit: this is the
     engine's hottest function, it lists every legal set)."""
-    t0, t1, t2, t3 = _CARDS_IN_SUIT
-    out: list[int] = []
-    ranks = mask & 0x1FFF
-    if ranks:
-        cards = t0[ranks]
-        out += cards if cards is not None else _suit_cards(0, ranks)
-    ranks = mask >> 13 & 0x1FFF
-    if ranks:
-        cards = t1[ranks]
-        out += cards if cards is not None else _suit_cards(1, ranks)
-    ranks = mask >> 26 & 0x1FFF
-    if ranks:
-        cards = t2[ranks]
-        out += cards if cards is not None else _suit_cards(2, ranks)
-    ranks = mask >> 39 & 0x1FFF
-    if ranks:
-        cards = t3[ranks]
-        out += cards if cards is not None else _suit_cards(3, ranks)
-    return out
+    try:
+        return [*_S[mask & 0x1FFF], *_H[mask >> 13 & 0x1FFF], *_D[mask >> 26 & 0x1FFF],
+                *_C[mask >> 39 & 0x1FFF]]
+    except IndexError:
+        _fill_suit_tables()
+        return cards_of(mask)
 
 
 def highest_in_suit(mask: int, suit: int) -> int | None:

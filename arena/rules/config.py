@@ -47,15 +47,12 @@ Option reference (RULES.md section 3; seat roles S0 = dealer, S1 = next in play 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
-
-from pydantic import (AfterValidator, BeforeValidator, ConfigDict, Field, StrictBool,
-                      StrictInt, StrictStr, ValidationError, create_model)
+from dataclasses import dataclass
+from typing import Any
 
 from .cards import parse_card
-from .errors import RulesConfigError
+from .errors import CardParseError, RulesConfigError
 
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "deck": (52, 51),
@@ -159,46 +156,58 @@ def _fail(name: str, value: Any, expected: str) -> RulesConfigError:
         f"invalid value {value!r} for rule option '{name}': expected {expected}")
 
 
-def _card(text: str) -> str:
-    parse_card(text)   # raises CardParseError (a ValueError) for a bad card
-    return text
+def _strict_int(value: object) -> bool:
+    """An ``int`` (or a subclass of it) but not a ``bool``; no float, no text."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _same_type(example: object) -> Callable[[object], object]:
-    """A check that a value has exactly the type of the choices (52.0 or True is not 52)."""
-    def check(value: object) -> object:
-        if type(value) is not type(example):
-            raise ValueError(f"expected a {type(example).__name__}")
-        return value
-    return check
+def _is_int(value: object, low: int, high: int) -> bool:
+    """A strict int (:func:`_strict_int`) from ``low`` to ``high``."""
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
 
 
-_Count = Annotated[StrictInt, Field(ge=0)]
-_Triple = tuple[_Count, _Count, _Count]
+def _is_triple(value: object) -> bool:
+    """A tuple of three non-negative ints (a list is not a tuple: config files' lists are made
+    tuples by :func:`make_config`)."""
+    return isinstance(value, tuple) and len(value) == 3 and all(
+        _strict_int(v) and v >= 0 for v in value)
 
 
-def _int_range(low: int, high: int) -> Any:
-    return Annotated[StrictInt, Field(ge=low, le=high)]
+def _is_card(value: object) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        parse_card(value)
+    except CardParseError:
+        return False
+    return True
 
 
-#: each option's type for the value check, in the order options are checked: the choices
-#: (Literal), the switches (strict bool), the card, the role triples, the bounded integers
-_FIELDS: dict[str, Any] = {
-    **{name: Annotated[Literal[choices], BeforeValidator(_same_type(choices[0]))]
-       for name, choices in _CHOICES.items()},
-    **dict.fromkeys(_BOOLS, StrictBool),
-    "removed_card": Annotated[StrictStr, AfterValidator(_card)],
-    "targets": _Triple,
-    "misere_limits": _Triple | None,
-    "end_score": _int_range(1, 10_000) | None,
-    "end_hands": _int_range(1, 10_000) | None,
-    "tie_extra_hands": _int_range(0, 1_000) | None,
-    "hand_cap": _int_range(1, 10_000),
+def _one_of(choices: tuple[Any, ...]) -> Callable[[object], bool]:
+    """A check that a value is one of ``choices``, of exactly their type (52.0 or True is not
+    52, a StrEnum member is not its text)."""
+    kind = type(choices[0])
+    return lambda value: type(value) is kind and value in choices
+
+
+def _optional(check: Callable[[object], bool]) -> Callable[[object], bool]:
+    return lambda value: value is None or check(value)
+
+
+#: each option's value check, in the order options are checked: the choices, the switches
+#: (strict bool), the card, the role triples, the bounded integers (strict throughout: no
+#: coercion, so True is not 1 and a list is not a tuple)
+_CHECKS: dict[str, Callable[[object], bool]] = {
+    **{name: _one_of(choices) for name, choices in _CHOICES.items()},
+    **dict.fromkeys(_BOOLS, lambda value: type(value) is bool),
+    "removed_card": _is_card,
+    "targets": _is_triple,
+    "misere_limits": _optional(_is_triple),
+    "end_score": _optional(lambda value: _is_int(value, 1, 10_000)),
+    "end_hands": _optional(lambda value: _is_int(value, 1, 10_000)),
+    "tie_extra_hands": _optional(lambda value: _is_int(value, 0, 1_000)),
+    "hand_cap": lambda value: _is_int(value, 1, 10_000),
 }
-#: the values of one rule set, checked by pydantic (strict: no coercion, so True is not 1
-#: and a list is not a tuple)
-_REQUIRED: dict[str, Any] = {name: (kind, ...) for name, kind in _FIELDS.items()}
-_Values = create_model("_Values", __config__=ConfigDict(strict=True), **_REQUIRED)
 #: what each option expects, in the words of the error message
 _EXPECTED: dict[str, str] = {
     **{name: "one of " + ", ".join(repr(x) for x in choices)
@@ -228,16 +237,14 @@ def _validate(c: RulesConfig) -> None:
 
 
 def _validate_values(c: RulesConfig) -> None:
-    """Each value's type and range (pydantic, strict), reported for the first bad option in
-    :data:`_FIELDS` order; then the role triples' sums."""
-    try:
-        _Values.model_validate({name: getattr(c, name) for name in _FIELDS})
-    except ValidationError as exc:
-        name = str(exc.errors()[0]["loc"][0])
+    """Each value's type and range, reported for the first bad option in :data:`_CHECKS`
+    order; then the role triples' sums."""
+    for name, check in _CHECKS.items():
         value = getattr(c, name)
-        expected = "an integer >= 1" if name == "hand_cap" and value is None \
-            else _EXPECTED[name]
-        raise _fail(name, value, expected) from None
+        if not check(value):
+            expected = "an integer >= 1" if name == "hand_cap" and value is None \
+                else _EXPECTED[name]
+            raise _fail(name, value, expected)
     _check_sum("targets", c.targets, c.tricks_per_hand)
     if c.misere_limits is not None:
         _check_sum("misere_limits", c.misere_limits, c.tricks_per_hand)

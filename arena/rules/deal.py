@@ -9,7 +9,9 @@ Python versions; records still store the dealt cards themselves.
 from __future__ import annotations
 
 import hashlib
+import operator
 import struct
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .cards import NUM_CARDS, format_cards, parse_card, parse_cards
@@ -99,27 +101,63 @@ def derive_seed(*parts: int | str | bytes) -> bytes:
     Raises:
         SeedError: when a part is not an int, str or bytes.
     """
-    h = hashlib.sha256()
+    return _absorb(hashlib.sha256(), parts).digest()
+
+
+def _absorb(h: hashlib._Hash, parts: tuple[int | str | bytes, ...]) -> hashlib._Hash:
+    """``h`` updated with each part, length-prefixed (``derive_seed``'s encoding)."""
     for p in parts:
         b = seed_bytes(p)
         h.update(len(b).to_bytes(4, "big") + b)
-    return h.digest()
+    return h
+
+
+class SeededDeals:
+    """The canonical deals of one match seed: :func:`seeded_deal` for each hand, with the
+    seed's share of the hashing done once (a match deals every hand from one seed).
+
+    Raises:
+        SeedError: when ``seed`` is not an int, str or bytes.
+    """
+
+    __slots__ = ("_base",)
+
+    def __init__(self, seed: int | str | bytes) -> None:
+        self._base = _absorb(hashlib.sha256(), (b"deal/v1", seed))
+
+    def deck(self, cfg: RulesConfig, hand_number: int) -> list[int]:
+        """Deck order of hand ``hand_number`` (an int >= 1): :func:`shuffled_deck`."""
+        h = self._base.copy()
+        part = b"i%d" % hand_number   # seed_bytes of an int, without its type checks
+        h.update(len(part).to_bytes(4, "big") + part)
+        return _shuffle(cfg, h.digest())
+
+    def deal(self, cfg: RulesConfig, hand_number: int) -> Deal:
+        """The deal of hand ``hand_number`` (1-based): :func:`seeded_deal`."""
+        return deal_from_deck(cfg, self.deck(cfg, hand_number))
 
 
 def shuffled_deck(cfg: RulesConfig, seed: int | str | bytes, hand_number: int) -> list[int]:
     """Deck order of hand ``hand_number`` (1-based) of the match seeded ``seed``.
 
-    Fisher-Yates driven by a SHAKE-256 stream of ``derive_seed(seed, hand_number)``: 64-bit
-    draws, so the modulo bias is below 2**-58.
+    Fisher-Yates driven by a SHAKE-256 stream of ``derive_seed(b"deal/v1", seed,
+    hand_number)``: 64-bit draws, so the modulo bias is below 2**-58.
     """
+    return _shuffle(cfg, derive_seed(b"deal/v1", seed, hand_number))
+
+
+def _shuffle(cfg: RulesConfig, digest: bytes) -> list[int]:
+    """The deck (less a 51-card deck's removed card) shuffled by the SHAKE-256 stream of
+    ``digest``."""
     deck = list(range(NUM_CARDS))
     if cfg.deck == 51:
         deck.remove(parse_card(cfg.removed_card))
     n = len(deck)
-    stream = hashlib.shake_256(derive_seed(b"deal/v1", seed, hand_number)).digest(8 * n)
+    stream = hashlib.shake_256(digest).digest(8 * n)
     draws = struct.unpack(f">{n}Q", stream)  # draw i is bytes 8i..8i+8, big-endian
+    swap = list(map(operator.mod, draws, range(1, n + 1)))  # position i swaps with swap[i]
     for i in range(n - 1, 0, -1):
-        j = draws[i] % (i + 1)
+        j = swap[i]
         deck[i], deck[j] = deck[j], deck[i]
     return deck
 
@@ -132,6 +170,30 @@ def deal_from_deck(cfg: RulesConfig, deck: list[int]) -> Deal:
     ``singles``: one card at a time, the rest is the kitty;
     ``blato``: 4 rounds of [4 to S1, 4 to S2, 4 to S0, 1 to the talon].
     """
+    key = (cfg.deal_pattern, cfg.tricks_per_hand, len(deck))
+    picks = _PICKS.get(key)
+    if picks is None:  # which deck positions go where: the pattern run on the positions
+        where = _split(cfg, list(range(len(deck))))
+        picks = _PICKS[key] = tuple(_picker(p) for p in (*where.hands, where.kitty))
+    s0, s1, s2, kitty = picks
+    return Deal((s0(deck), s1(deck), s2(deck)), kitty(deck))
+
+
+#: per (pattern, tricks per hand, deck size), what takes each role's cards and the kitty's
+#: from a deck order, in dealing order
+_PICKS: dict[tuple[str, int, int], tuple[Callable[[Sequence[int]], tuple[int, ...]], ...]] = {}
+
+
+def _picker(positions: tuple[int, ...]) -> Callable[[Sequence[int]], tuple[int, ...]]:
+    """A function taking the items at ``positions`` of a sequence, as a tuple."""
+    if len(positions) > 1:
+        return operator.itemgetter(*positions)
+    return lambda deck: tuple(deck[p] for p in positions)
+
+
+def _split(cfg: RulesConfig, deck: list[int]) -> Deal:
+    """The patterns of :func:`deal_from_deck`, written out (run once per pattern, on the
+    deck positions)."""
     hands: list[list[int]] = [[], [], []]
     order = (1, 2, 0)
     kitty: list[int] = []

@@ -16,20 +16,32 @@ player still owed (the up player names which, in the same decision). Mechanisms:
   or demand decision (demand-suit), before his first card too; his remaining exchanges lapse
   (six-contracts, RULES.md 7). In demand-suit a demanded card is always answered by a give-back.
 
-The functions here work on an :class:`ExchangeProgress` and the hands' bitmasks and return
-what happened (:class:`ExchangeStep`: the events, and whether the exchange is over); the match
-state (:mod:`arena.rules.state`) records that and runs the hand's next step itself.
+The functions here work on an :class:`ExchangeProgress` and the hands' bitmasks and report
+what happened (:func:`apply`: the events, appended to the hand's list, and whether the exchange
+is over); the match state (:mod:`arena.rules.state`) runs the hand's next step itself.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import NamedTuple
 
 from .actions import DEMAND_BASE, GIVE_BASE, STOP, Decision
-from .cards import cards_of, highest_in_suit
+from .cards import SUIT_MASKS, cards_of, highest_in_suit
 from .config import RulesConfig
 from .errors import RulesError
+
+
+class ExchangeKind(StrEnum):
+    """What one :class:`ExchangeEvent` records (section 4); the value is the text records,
+    logs and the replay use."""
+
+    DEMAND = "demand"   #: down -> up: the down player's highest card of the suit named
+    VOID = "void"       #: the down player declared a void in the suit named
+    GIVE = "give"       #: up -> down: a card given (or given back, demand-suit)
+    RETURN = "return"   #: down -> up: the card returned for a given one (pass-and-return)
+    STOP = "stop"       #: the up player stopped exchanging (``exchange_optional``)
 
 
 class ExchangeEvent(NamedTuple):
@@ -37,15 +49,16 @@ class ExchangeEvent(NamedTuple):
     tuple, cheap to build).
 
     Attributes:
-        kind: ``"demand"`` (down -> up: his highest ``suit``), ``"void"`` (down declared a void
-            in ``suit``), ``"give"`` (up -> down), ``"return"`` (down -> up), ``"stop"``.
+        kind: an :class:`ExchangeKind`: ``DEMAND`` (down -> up: his highest ``suit``), ``VOID``
+            (down declared a void in ``suit``), ``GIVE`` (up -> down), ``RETURN`` (down -> up),
+            ``STOP``.
         up, down: the seats involved (``down`` is None for ``stop``).
         suit: suit named (demand/void) or the moved card's suit; None when hidden from a viewer.
         card: the card moved, None when hidden from a viewer (or for void/stop).
         came_back: for ``return``: the card returned is the card just given (public).
     """
 
-    kind: str
+    kind: ExchangeKind
     up: int
     down: int | None
     suit: int | None
@@ -57,8 +70,18 @@ class ExchangeEvent(NamedTuple):
         ``seat`` is the up or the down player."""
         if self.card is None or seat in (self.up, self.down):
             return self
-        suit = self.suit if self.kind == "demand" else None
+        suit = self.suit if self.kind is ExchangeKind.DEMAND else None
         return ExchangeEvent(self.kind, self.up, self.down, suit, None, self.came_back)
+
+    def transfer(self) -> tuple[int, int] | None:
+        """``(giver, taker)``: the seats a card went from and to (demand and return: down ->
+        up; give: up -> down), whether or not the card is shown; None for a void or a stop."""
+        down = self.down
+        if down is None or self.kind is ExchangeKind.VOID:
+            return None
+        if self.kind is ExchangeKind.GIVE:
+            return self.up, down
+        return down, self.up
 
 
 @dataclass(slots=True)
@@ -105,15 +128,6 @@ class ExchangeProgress:
             self.return_from, self.given, self.decision, self.to_act)
 
 
-class ExchangeStep(NamedTuple):
-    """What one exchange action did: the ``events`` it produced, in order, and whether the
-    exchange goes on (``done`` False: ``progress.decision`` / ``progress.to_act`` name the next
-    decision) or is over for this hand."""
-
-    events: tuple[ExchangeEvent, ...]
-    done: bool
-
-
 def payment_multiplier(cfg: RulesConfig) -> int:
     """Cards per overtrick: 2 with double payment, else 1."""
     return 2 if cfg.double_payment else 1
@@ -128,12 +142,12 @@ def up_order(cfg: RulesConfig, points: tuple[int, ...], roles: tuple[int, ...],
     up amount, then play order from S1. ``roles`` and ``targets`` are this hand's, per seat.
     """
     ups = [s for s in range(3) if points[s] > 0]
-
-    def from_s1(s: int) -> int:
-        return (roles[s] - 1) % 3
-    if cfg.exchange_order == "larger-up-first":
-        return sorted(ups, key=lambda s: (-points[s], from_s1(s)))
-    return sorted(ups, key=lambda s: (-targets[s], -points[s], from_s1(s)))
+    if len(ups) < 2:
+        return ups
+    larger_first = cfg.exchange_order == "larger-up-first"
+    keyed = sorted((0 if larger_first else -targets[s], -points[s], (roles[s] - 1) % 3, s)
+                    for s in ups)
+    return [k[3] for k in keyed]
 
 
 def begin(cfg: RulesConfig, prev_points: tuple[int, int, int] | None, contract: int | None,
@@ -152,9 +166,11 @@ def begin(cfg: RulesConfig, prev_points: tuple[int, int, int] | None, contract: 
     if not queue:
         return None
     mult = payment_multiplier(cfg)
-    ups = tuple(max(0, p) * mult for p in prev_points)
-    progress = ExchangeProgress(cfg.exchange, cfg.exchange_optional, (ups[0], ups[1], ups[2]),
-                                queue, [max(0, -p) * mult for p in prev_points])
+    a, b, c = prev_points
+    progress = ExchangeProgress(
+        cfg.exchange, cfg.exchange_optional,
+        (max(0, a) * mult, max(0, b) * mult, max(0, c) * mult), queue,
+        [max(0, -a) * mult, max(0, -b) * mult, max(0, -c) * mult])
     _next_up(progress)
     return progress
 
@@ -172,13 +188,24 @@ def _next_up(x: ExchangeProgress) -> bool:
     return True
 
 
+#: per down seat, the demand codes of the four suits (``demand_action(down, suit)``)
+_DEMANDS = tuple(tuple(DEMAND_BASE + 4 * dn + s for s in range(4)) for dn in range(3))
+
+
 def legal(x: ExchangeProgress, hands: list[int]) -> list[int]:
     """Legal action codes of the pending exchange decision, sorted."""
     d = x.decision
-    if d is Decision.EXCHANGE_DEMAND:  # codes as demand_action(down, suit), inline
-        demands = [DEMAND_BASE + 4 * dn + s for dn in range(3) if x.down_left[dn] > 0
-                   for s in range(4) if not x.voids[dn] >> s & 1]
-        return [*demands, STOP] if x.optional else demands
+    if d is Decision.EXCHANGE_DEMAND:
+        demands: list[int] = []
+        down_left, voids = x.down_left, x.voids
+        for dn in (0, 1, 2):
+            if down_left[dn] > 0:
+                void = voids[dn]
+                demands += _DEMANDS[dn] if not void else [
+                    code for s, code in enumerate(_DEMANDS[dn]) if not void >> s & 1]
+        if x.optional:
+            demands.append(STOP)
+        return demands
     if d is Decision.EXCHANGE_RETURN:
         return cards_of(hands[x.to_act])
     if x.mechanism == "demand-suit":
@@ -193,23 +220,18 @@ def _move(hands: list[int], frm: int, to: int, card: int) -> None:
     hands[to] |= 1 << card
 
 
-def apply(x: ExchangeProgress, hands: list[int], trump: int, action: int) -> ExchangeStep:
+def apply(x: ExchangeProgress, hands: list[int], trump: int | None, action: int,
+          events: list[ExchangeEvent]) -> bool:
     """Apply a legal exchange action (already checked by the caller) to ``x`` and the hands'
-    bitmasks ``hands`` (per seat, changed in place); ``trump`` is the trump suit or -1.
+    bitmasks ``hands`` (per seat, changed in place); ``trump`` is the trump suit or None.
 
-    Returns the events and whether the exchange is over (:class:`ExchangeStep`).
+    The events it produces are appended to ``events`` (the hand's, in order). Returns True
+    when the exchange is over for this hand, False when it goes on (``x.decision`` and
+    ``x.to_act`` name the next decision).
     """
-    events: list[ExchangeEvent] = []
-    done = _apply(x, hands, trump, action, events)
-    return ExchangeStep(tuple(events), done)
-
-
-def _apply(x: ExchangeProgress, hands: list[int], trump: int, action: int,
-           events: list[ExchangeEvent]) -> bool:
-    """Apply ``action``; True when the exchange is over."""
     d = x.decision
     if action == STOP:
-        events.append(ExchangeEvent("stop", x.up, None, None, None))
+        events.append(ExchangeEvent(ExchangeKind.STOP, x.up, None, None, None))
         x.up_left = 0
         return _after_up(x, hands, events)
     if d is Decision.EXCHANGE_DEMAND:
@@ -226,13 +248,16 @@ def _demand(x: ExchangeProgress, hands: list[int], action: int,
             events: list[ExchangeEvent]) -> None:
     """demand-suit: the down player hands over his highest card of the suit, or is void."""
     down, suit = divmod(action - DEMAND_BASE, 4)
-    card = highest_in_suit(hands[down], suit)
-    if card is None:
+    cards = hands[down] & SUIT_MASKS[suit]
+    if not cards:
         x.voids[down] |= 1 << suit
-        events.append(ExchangeEvent("void", x.up, down, suit, None))
+        events.append(ExchangeEvent(ExchangeKind.VOID, x.up, down, suit, None))
         return
-    _move(hands, down, x.up, card)
-    events.append(ExchangeEvent("demand", x.up, down, suit, card))
+    card = cards.bit_length() - 1   # his highest of the suit
+    bit = 1 << card
+    hands[down] ^= bit
+    hands[x.up] |= bit
+    events.append(ExchangeEvent(ExchangeKind.DEMAND, x.up, down, suit, card))
     x.give_to = down
     x.decision = Decision.EXCHANGE_GIVE
 
@@ -243,14 +268,16 @@ def _give_back(x: ExchangeProgress, hands: list[int], card: int,
     down = x.give_to
     if down is None:
         raise RulesError("a give-back with no demanded card pending")
-    _move(hands, x.up, down, card)
-    events.append(ExchangeEvent("give", x.up, down, card // 13, card))
+    bit = 1 << card
+    hands[x.up] ^= bit   # a card of his (checked by the caller)
+    hands[down] |= bit
+    events.append(ExchangeEvent(ExchangeKind.GIVE, x.up, down, card // 13, card))
     x.voids = [0, 0, 0]
     x.give_to = None
     return _settled(x, hands, down, events)
 
 
-def _give(x: ExchangeProgress, hands: list[int], trump: int, action: int,
+def _give(x: ExchangeProgress, hands: list[int], trump: int | None, action: int,
           events: list[ExchangeEvent]) -> bool:
     """pass-and-return: the up player gives a card to a down player (batched in blato)."""
     down, card = divmod(action - GIVE_BASE, 52)
@@ -261,8 +288,8 @@ def _give(x: ExchangeProgress, hands: list[int], trump: int, action: int,
         x.up_left -= 1
         return _after_up(x, hands, events) if x.up_left == 0 else False
     _move(hands, x.up, down, card)
-    events.append(ExchangeEvent("give", x.up, down, card // 13, card))
-    if trump >= 0 and card // 13 == trump:  # a trump: the down player chooses the return
+    events.append(ExchangeEvent(ExchangeKind.GIVE, x.up, down, card // 13, card))
+    if card // 13 == trump:  # a trump: the down player chooses the return
         x.return_from = x.to_act = down
         x.given = card
         x.decision = Decision.EXCHANGE_RETURN
@@ -275,7 +302,8 @@ def _return(x: ExchangeProgress, hands: list[int], down: int, card: int, given: 
             events: list[ExchangeEvent]) -> bool:
     """``down`` returns ``card`` to the up player (``given`` is the card he was given)."""
     _move(hands, down, x.up, card)
-    events.append(ExchangeEvent("return", x.up, down, card // 13, card, card == given))
+    events.append(ExchangeEvent(ExchangeKind.RETURN, x.up, down, card // 13, card,
+                                card == given))
     x.return_from = None
     x.given = -1
     x.decision, x.to_act = Decision.EXCHANGE_GIVE, x.up
@@ -300,10 +328,11 @@ def _after_up(x: ExchangeProgress, hands: list[int], events: list[ExchangeEvent]
     batch, x.batch, x.batch_mask = x.batch, [], 0
     for down, card in batch:
         _move(hands, x.up, down, card)
-        events.append(ExchangeEvent("give", x.up, down, card // 13, card))
+        events.append(ExchangeEvent(ExchangeKind.GIVE, x.up, down, card // 13, card))
         ret = highest_in_suit(hands[down], card // 13)
         if ret is None:  # cannot happen: the given card is in his hand now
             ret = card
         _move(hands, down, x.up, ret)
-        events.append(ExchangeEvent("return", x.up, down, card // 13, ret, ret == card))
+        events.append(ExchangeEvent(ExchangeKind.RETURN, x.up, down, card // 13, ret,
+                                    ret == card))
     return not _next_up(x)

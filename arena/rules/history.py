@@ -3,8 +3,10 @@ hand's steps (RULES.md 7). Pure data, shared by the state machine, views and rec
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import NamedTuple
 
+from .actions import Decision
 from .config import RulesConfig
 from .deal import Deal
 from .exchange import ExchangeEvent
@@ -20,14 +22,38 @@ class TrickRecord(NamedTuple):
     winner: int
 
 
-def hand_steps(cfg: RulesConfig) -> list[str]:
-    """The steps of a hand in order (RULES.md 7): ``exchange``, ``kitty`` (taken),
-    ``contract``, ``discard``, ``play``; steps that do not apply are skipped when run."""
+class HandStep(StrEnum):
+    """A step of a hand (RULES.md 7), in the order :func:`hand_steps` gives; a step that does
+    not apply (no kitty, nobody owed an exchange) is skipped when run."""
+
+    EXCHANGE = "exchange"   #: the card exchange (its decisions: ``Decision.EXCHANGE_*``)
+    KITTY = "kitty"         #: the declarer takes the kitty (no decision)
+    CONTRACT = "contract"   #: the declarer names the contract
+    DISCARD = "discard"     #: the declarer discards as many cards as he took
+    PLAY = "play"           #: the tricks
+
+
+def hand_steps(cfg: RulesConfig) -> list[HandStep]:
+    """The steps of a hand in order (RULES.md 7): exchange, kitty (taken), contract,
+    discard, play, the exchange and the kitty placed by ``declarer_view`` and
+    ``exchange_timing``."""
+    s = HandStep
     if cfg.declarer_view == "kitty":
-        return ["exchange", "kitty", "contract", "discard", "play"]
+        return [s.EXCHANGE, s.KITTY, s.CONTRACT, s.DISCARD, s.PLAY]
     if cfg.exchange_timing == "before-contract":
-        return ["exchange", "contract", "kitty", "discard", "play"]
-    return ["contract", "exchange", "kitty", "discard", "play"]
+        return [s.EXCHANGE, s.CONTRACT, s.KITTY, s.DISCARD, s.PLAY]
+    return [s.CONTRACT, s.EXCHANGE, s.KITTY, s.DISCARD, s.PLAY]
+
+
+def step_of(decision: Decision) -> HandStep:
+    """The hand step a pending decision belongs to."""
+    if decision is Decision.PLAY:
+        return HandStep.PLAY
+    if decision is Decision.CONTRACT:
+        return HandStep.CONTRACT
+    if decision is Decision.DISCARD:
+        return HandStep.DISCARD
+    return HandStep.EXCHANGE
 
 
 class HandSummary(NamedTuple):

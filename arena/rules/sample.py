@@ -1,6 +1,8 @@
-"""Determinization: a full :class:`MatchState` consistent with one seat's :class:`View`.
+"""Determinization: the cards hidden from one seat's :class:`View`, drawn at random.
 
-Monte Carlo bots sample the cards hidden from them, then simulate on the engine. Hidden cards go
+Monte Carlo bots sample the cards hidden from them, then simulate on the engine:
+:meth:`arena.rules.state.MatchState.from_view` (OpenSpiel's ``ResampleFromInfostate``) builds
+the full state from the view and the :class:`HiddenCards` drawn here. Hidden cards go
 to "holders": each opponent's hand, the seat's own unseen cards (six-contracts declarer before
 the contract), the kitty not yet taken, and another declarer's discards. Constraints used:
 
@@ -20,16 +22,13 @@ are dealt from a seed drawn from ``rng`` (the real match seed is never in a view
 from __future__ import annotations
 
 import random
+from typing import NamedTuple
 
-from .actions import Decision
 from .cards import mask_of, parse_card
-from .contracts import contracts_mask
 from .errors import RulesError
-from .exchange import ExchangeProgress, payment_multiplier
-from .history import hand_steps
-from .state import MatchState, cache_rules
+from .exchange import ExchangeKind, ExchangeProgress, payment_multiplier
+from .infoset import View
 from .tricks import F1, F2, F3, FOLLOW_CODES
-from .view import View
 
 KITTY, DISCARDS, HIDDEN_OWN = 3, 4, 5
 
@@ -37,8 +36,8 @@ KITTY, DISCARDS, HIDDEN_OWN = 3, 4, 5
 def _play_voids(view: View) -> list[int]:
     """Per seat, bitmask of suits that seat is known to hold none of (from trick play)."""
     voids = [0, 0, 0]
-    trump = -1 if view.trump is None else view.trump
-    follow = FOLLOW_CODES[view.cfg.follow] if trump >= 0 else F1
+    trump = view.trump
+    follow = FOLLOW_CODES[view.cfg.follow] if trump is not None else F1
     tricks = [t.cards for t in view.tricks] + ([view.trick] if view.trick else [])
     for cards in tricks:
         led = cards[0][1] // 13
@@ -48,7 +47,7 @@ def _play_voids(view: View) -> list[int]:
             if suit != led:
                 voids[seat] |= 1 << led
                 no_trump_shown = follow == F2 or (follow == F3 and not trumped)
-                if suit != trump and trump >= 0 and no_trump_shown:
+                if suit != trump and trump is not None and no_trump_shown:
                     voids[seat] |= 1 << trump
             trumped = trumped or suit == trump
     return voids
@@ -59,13 +58,14 @@ def _exchange_knowledge(view: View) -> tuple[dict[int, int], list[int]]:
     loc: dict[int, int] = {}
     voids = [0, 0, 0]
     for e in view.exchange_events:
-        if e.down is None:  # a stop
-            continue
-        if e.kind == "void":
-            if e.suit is not None:  # always: a void names its suit publicly
+        if e.kind is ExchangeKind.VOID:
+            if e.down is not None and e.suit is not None:  # always: a void names its suit
                 voids[e.down] |= 1 << e.suit
             continue
-        giver, taker = (e.down, e.up) if e.kind in ("demand", "return") else (e.up, e.down)
+        moved = e.transfer()
+        if moved is None:  # a stop
+            continue
+        giver, taker = moved
         if e.card is None:  # a transfer this seat cannot see
             for c in [c for c, s in loc.items() if s == giver]:
                 del loc[c]
@@ -167,28 +167,33 @@ def _augment(card: int, allowed: dict[int, int], free: dict[int, int],
     return False
 
 
-def _remaining_steps(state: MatchState, decision: Decision) -> list[str]:
-    order = hand_steps(state.cfg)
-    step = {Decision.CONTRACT: "contract", Decision.DISCARD: "discard",
-            Decision.PLAY: "play"}.get(decision, "exchange")
-    return order[order.index(step) + 1:][::-1]
+class HiddenCards(NamedTuple):
+    """Where :func:`draw_hidden` put the cards hidden from a view's seat, and what follows from
+    it: all :meth:`MatchState.from_view` needs beyond the view."""
+
+    #: bitmask of each seat's cards (the viewing seat's own: its hand plus unseen cards)
+    hands: list[int]
+    #: the declarer's first 6 dealt cards (``first6`` view), as a bitmask
+    first6: int
+    kitty: tuple[int, ...]
+    #: the declarer's discards this hand
+    discards: list[int]
+    #: the exchange in progress (another up player's batch drawn from his hand), or None
+    exchange: ExchangeProgress | None
+    #: the seed future hands are dealt from (drawn from ``rng``)
+    seed: int
 
 
-def sample_state(view: View, rng: random.Random) -> MatchState:
-    """A full state consistent with ``view``, hidden cards drawn at random (module docstring).
+def draw_hidden(view: View, rng: random.Random) -> HiddenCards:
+    """Draw the cards hidden from ``view``'s seat (module docstring).
 
     Args:
-        view: a seat's view of an unfinished match.
+        view: a seat's view of a match with a decision pending.
         rng: the random source (the caller owns it; nothing global is used).
 
-    Returns:
-        an independent :class:`MatchState` that can be played on to the match end.
-
     Raises:
-        RulesError: when the match is finished or the view's constraints are inconsistent.
+        RulesError: when the view's constraints are inconsistent.
     """
-    if view.finished:
-        raise RulesError("cannot sample a finished match")
     cap, allowed = _holders(view)
     owner = _assign(cap, allowed, rng)
     piles: dict[int, list[int]] = {h: [] for h in (0, 1, 2, KITTY, DISCARDS, HIDDEN_OWN)}
@@ -197,47 +202,13 @@ def sample_state(view: View, rng: random.Random) -> MatchState:
     me = view.seat
     hands = [mask_of(piles[s]) for s in range(3)]
     hands[me] = mask_of(view.hand) | mask_of(piles[HIDDEN_OWN])
-
-    decision, to_act = view.decision, view.to_act
-    if decision is None or to_act is None:
-        raise RulesError("cannot sample a view with no pending decision")
-    st = MatchState.__new__(MatchState)
-    cfg = view.cfg
-    st.cfg = cfg
-    st._seed = rng.getrandbits(64)
-    st._deal_source = None
-    st._trump_follow = FOLLOW_CODES[cfg.follow]
-    cache_rules(st, cfg)
-    st._next_seat = (1, 2, 0) if cfg.direction == "clockwise" else (2, 0, 1)
-    st._all_contracts = contracts_mask(cfg)
-    st.hand_number, st.dealer, st.roles = view.hand_number, view.dealer, view.roles
-    r = view.roles
-    st.seat_of_role = (r.index(0), r.index(1), r.index(2))
-    st.declarer, st.targets, st.limits = view.declarer, view.targets, view.limits
-    st.contract = view.contract
-    st.trump = -1 if view.trump is None else view.trump
-    st.follow = st._trump_follow if view.contract is not None and view.contract < 4 else F1
-    st.hands = hands
-    st.first6 = mask_of(view.hand) if view.hidden_own else hands[view.declarer]
-    st.kitty = view.kitty if view.kitty is not None else tuple(piles[KITTY])
-    st.kitty_taken = view.kitty_taken
-    st.discards = list(view.discards) if view.declarer == me else piles[DISCARDS]
-    st.decision, st.current_seat = decision, to_act
-    st._pending_steps = _remaining_steps(st, decision)
-    st._legal_cache = None
-    st._legal_mask = -1
-    st.exchange = _progress(view, hands, rng)
-    st.events = list(view.exchange_events)
-    st.trick = [c for _, c in view.trick]
-    st.trick_seats = [s for s, _ in view.trick]
-    st.leader, st.tricks = view.leader, list(view.tricks)
-    st.tricks_won = list(view.tricks_won)
-    st.scores, st.hand_points = list(view.scores), list(view.hand_points)
-    st.prev_points = view.prev_points
-    st.contracts_used = [mask_of(u) for u in view.contracts_used]
-    st.deals, st.actions, st.completed_hands = [], [], []
-    st.finished, st.end_reason, st.twelve_trick_winner, st._placings = False, None, None, None
-    return st
+    seed = rng.getrandbits(64)
+    return HiddenCards(
+        hands=hands,
+        first6=mask_of(view.hand) if view.hidden_own else hands[view.declarer],
+        kitty=view.kitty if view.kitty is not None else tuple(piles[KITTY]),
+        discards=list(view.discards) if view.declarer == me else piles[DISCARDS],
+        exchange=_progress(view, hands, rng), seed=seed)
 
 
 def _progress(view: View, hands: list[int], rng: random.Random) -> ExchangeProgress | None:
@@ -262,7 +233,7 @@ def _progress(view: View, hands: list[int], rng: random.Random) -> ExchangeProgr
     else:  # another player's batch: draw its cards from his sampled hand, downs by count
         settled = [0, 0, 0]
         for e in view.exchange_events:
-            if e.kind == "return" and e.down is not None:
+            if e.kind is ExchangeKind.RETURN and e.down is not None:
                 settled[e.down] += 1
         downs: list[int] = []
         for d in range(3):

@@ -88,6 +88,41 @@ def end_reason(cfg: RulesConfig, hand_number: int, scores: Sequence[int],
     - blato, hand 9, scores (22, 22, -44): play on; hand 10 (23, 20, -43): ends, "score".
     - sergeant-major, hand 10, scores (6, -3, -3): the tie is below first place: ends,
       placings (1, 2, 2).
+
+    The same, run (``hand_points`` as ``MatchState`` passes it; hand 9 ended (0, 2, -2), so
+    the tie starts at hand 10)::
+
+        >>> from arena.rules import make_config
+        >>> sm, tricks = make_config("sergeant-major"), (8, 5, 3)
+        >>> end_reason(sm, 10, (3, 3, -6), tricks, False, [(3, 1, -4)])
+        (None, None)
+        >>> end_reason(sm, 11, (4, 3, -7), tricks, False, [(3, 1, -4), (1, 0, -1)])
+        ('hands', None)
+        >>> placings((4, 3, -7), None)
+        (1, 2, 3)
+        >>> still = [(3, 1, -4), (0, 0, 0), (0, 0, 0)]
+        >>> end_reason(sm, 12, (3, 3, -6), tricks, False, still)
+        (None, None)
+        >>> end_reason(sm, 13, (3, 3, -6), tricks, False, [*still, (0, 0, 0)])
+        ('hands', None)
+        >>> placings((3, 3, -6), None)
+        (1, 1, 3)
+        >>> either = sm.replace(end_score=10, end_score_either_sign=True)
+        >>> end_reason(either, 6, (5, 5, -10), tricks, False, [(5, 5, -10)])
+        (None, None)
+        >>> end_reason(either, 9, (5, 5, -10), tricks, False, [(5, 5, -10), *[(0, 0, 0)] * 3])
+        ('score', None)
+        >>> end_reason(make_config("six-three-eight"), 5, (10, 10, -20), (8, 6, 3), False)
+        ('score', None)
+        >>> blato = make_config("blato")
+        >>> end_reason(blato, 9, (22, 22, -44), (3, 8, 5), False)
+        (None, None)
+        >>> end_reason(blato, 10, (23, 20, -43), (3, 8, 5), False)
+        ('score', None)
+        >>> end_reason(sm, 10, (6, -3, -3), tricks, False), placings((6, -3, -3), None)
+        (('hands', None), (1, 2, 2))
+        >>> end_reason(sm, 4, (4, -2, -2), (12, 2, 2), False)   # 12 tricks win at once
+        ('twelve-tricks', 0)
     """
     if cfg.twelve_trick_win and not misere:
         for s in range(3):

@@ -19,31 +19,36 @@ imports it).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import random
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from . import exchange, scoring
 from .actions import CONTRACT_BASE, MISERE, Decision, action_str, contract_action
-from .cards import SUIT_MASKS, cards_of, mask_of
+from .cards import CARDS_IN_SUIT, SUIT_MASKS, cards_of, suit_cards
 from .contracts import CONTRACTS_IN, contracts_mask, replay_contracts
 from .config import RulesConfig
-from .deal import Deal, check_seed, seeded_deal
+from .deal import Deal, SeededDeals, check_seed
 from .errors import IllegalActionError, RulesError
 from .exchange import ExchangeEvent, ExchangeProgress
-from .history import HandSummary, TrickRecord, hand_steps
-from .tricks import F1, F3, FOLLOW_CODES, legal_play_mask, trick_winner
+from .history import HandStep, HandSummary, TrickRecord, hand_steps, step_of
+from .infoset import View
+from .sample import draw_hidden
+from .tricks import F1, F3, FOLLOW_CODES, legal_play_mask
 
 _PLAY = Decision.PLAY
 #: bit of each card
 _BIT = tuple(1 << c for c in range(52))
+#: ``TrickRecord(...)`` without the named tuple's Python-level ``__new__`` (once per trick)
+_new_tuple = tuple.__new__
 
 DealSource = Mapping[int, Deal] | Callable[[int], Deal | None] | None
 
 @dataclass(slots=True, init=False, eq=False, repr=False)
 class MatchState:
     """Full (omniscient) state of one match; see the module docstring. Build it with
-    :meth:`new` or :meth:`from_position`; see a seat's part of it with
-    :func:`arena.rules.view.view_of`.
+    :meth:`new`, :meth:`from_position` or (determinization) :meth:`from_view`; see a seat's
+    part of it with :func:`arena.rules.view.view_of`.
 
     Public attributes are read-only to callers (only :meth:`apply` changes them); per-seat lists
     and tuples are indexed by seat 0..2.
@@ -64,8 +69,8 @@ class MatchState:
     limits: tuple[int, int, int]
     #: 0..3 trump suit, 4 no-trump, 5 misère; None before it is chosen
     contract: int | None
-    #: trump suit 0..3, or -1 (none yet, no-trump, misère)
-    trump: int
+    #: trump suit 0..3, or None (no contract yet, no-trump, misère)
+    trump: int | None
     #: follow rule in force (``tricks.F1``..``F3``): F1 until a trump contract is chosen
     follow: int
     #: bitmask of each seat's cards
@@ -76,9 +81,8 @@ class MatchState:
     kitty_taken: bool
     #: the declarer's discards this hand, in order
     discards: list[int]
-    #: cards on the current trick and the seats that played them, in play order
+    #: cards on the current trick, in play order (their seats: :attr:`trick_seats`)
     trick: list[int]
-    trick_seats: list[int]
     #: the seat leading the current trick (None before play starts)
     leader: int | None
     tricks: list[TrickRecord]
@@ -106,6 +110,8 @@ class MatchState:
     end_reason: str | None
     twelve_trick_winner: int | None
     _seed: int | str | bytes
+    #: the canonical deals of ``_seed``
+    _seeded: SeededDeals
     _deal_source: DealSource
     _all_contracts: int
     _trump_follow: int
@@ -115,12 +121,13 @@ class MatchState:
     _declarer_role: int
     _role_limits: tuple[int, int, int]
     #: a hand's steps (``history.hand_steps``), last first
-    _steps_reversed: tuple[str, ...]
+    _steps_reversed: tuple[HandStep, ...]
     _next_seat: tuple[int, int, int]
-    _pending_steps: list[str]
+    #: per dealer seat: (seat of each role, role of each seat), the hand's ``seat_of_role``
+    #: and ``roles``
+    _seatings: tuple[tuple[tuple[int, int, int], tuple[int, int, int]], ...]
+    _pending_steps: list[HandStep]
     _legal_cache: list[int] | None
-    #: bitmask of the legal cards while a play decision's legal set is cached, else -1
-    _legal_mask: int
     _placings: tuple[int, int, int] | None
 
     # ----- construction ---------------------------------------------------------------------
@@ -176,18 +183,89 @@ class MatchState:
                 or dealer not in (0, 1, 2):
             raise RulesError(f"bad position: hand_number {hand_number!r}, dealer {dealer!r} "
                              "(expected an int >= 1 and 0, 1 or 2)")
+        if deal is not None:
+            deals = {hand_number: deal}
+        self = cls._match(cfg, seed, deals, scores, (), prev_points, contracts_used)
+        self.hand_number = hand_number - 1
+        self.dealer = self._next_seat.index(dealer)  # the seat before ``dealer`` in play order
+        self._start_next_hand()
+        return self
+
+    @classmethod
+    def from_view(cls, view: View, rng: random.Random) -> MatchState:
+        """A full state consistent with ``view``, the cards hidden from its seat drawn at
+        random (determinization, as OpenSpiel's ``ResampleFromInfostate``; how the cards are
+        drawn: :mod:`arena.rules.sample`).
+
+        The state's ``view_of(state, view.seat)`` equals ``view``; its later hands are dealt
+        from a seed drawn from ``rng`` (the real match seed is never in a view), and it has no
+        history before the current hand (``actions``, ``deals`` and ``completed_hands`` are
+        empty).
+
+        Args:
+            view: a seat's view of an unfinished match.
+            rng: the random source (the caller owns it; nothing global is used).
+
+        Raises:
+            RulesError: when the match is finished or the view's constraints are inconsistent.
+        """
+        if view.finished:
+            raise RulesError("cannot sample a finished match")
+        decision, to_act = view.decision, view.to_act
+        if decision is None or to_act is None:
+            raise RulesError("cannot sample a view with no pending decision")
+        hidden = draw_hidden(view, rng)
+        self = cls._match(view.cfg, hidden.seed, None, view.scores, view.hand_points,
+                          view.prev_points, view.contracts_used)
+        self.hand_number, self.dealer, self.roles = view.hand_number, view.dealer, view.roles
+        r = view.roles
+        self.seat_of_role = (r.index(0), r.index(1), r.index(2))
+        self.declarer, self.targets, self.limits = view.declarer, view.targets, view.limits
+        self.contract, self.trump = view.contract, view.trump
+        self.follow = F1 if view.trump is None else self._trump_follow
+        self.hands, self.first6, self.kitty = hidden.hands, hidden.first6, hidden.kitty
+        self.kitty_taken = view.kitty_taken
+        self.discards = hidden.discards
+        self.trick = [c for _, c in view.trick]
+        self.leader, self.tricks = view.leader, list(view.tricks)
+        self.tricks_won = list(view.tricks_won)
+        self.events = list(view.exchange_events)
+        self.exchange = hidden.exchange
+        self.decision, self.current_seat = decision, to_act
+        order = hand_steps(view.cfg)
+        self._pending_steps = order[order.index(step_of(decision)) + 1:][::-1]
+        self._legal_cache = None
+        return self
+
+    @classmethod
+    def _match(cls, cfg: RulesConfig, seed: int | str | bytes, deals: DealSource,
+               scores: Sequence[int], hand_points: Sequence[tuple[int, int, int]],
+               prev_points: Sequence[int] | None,
+               contracts_used: Sequence[Sequence[int]] | None) -> MatchState:
+        """The one constructor: a state with the match-wide fields set (the rules and what
+        the hot path reads of them, the deal source, scores, points, contract cycles, no
+        history); the caller sets the hand's fields (:meth:`from_position` by dealing,
+        :meth:`from_view` from the view)."""
         self = cls.__new__(cls)
         self.cfg = cfg
         self._seed = seed
-        self._all_contracts = contracts_mask(cfg)
-        if deal is not None:
-            deals = {hand_number: deal}
+        self._seeded = SeededDeals(seed)
         self._deal_source = deals
+        self._all_contracts = contracts_mask(cfg)
         self._trump_follow = FOLLOW_CODES[cfg.follow]
-        cache_rules(self, cfg)
-        self._next_seat = (1, 2, 0) if cfg.direction == "clockwise" else (2, 0, 1)
+        self._tricks_per_hand = cfg.tricks_per_hand
+        self._kitty_size = cfg.kitty_size
+        self._declarer_role = cfg.declarer_role
+        self._role_limits = cfg.limits
+        self._steps_reversed = tuple(reversed(hand_steps(cfg)))
+        self._next_seat = nxt = (1, 2, 0) if cfg.direction == "clockwise" else (2, 0, 1)
+        seatings = []
+        for dealer in range(3):
+            order = (dealer, nxt[dealer], nxt[nxt[dealer]])   # seats of roles S0, S1, S2
+            seatings.append((order, (order.index(0), order.index(1), order.index(2))))
+        self._seatings = (seatings[0], seatings[1], seatings[2])
         self.scores = list(scores)
-        self.hand_points = []
+        self.hand_points = list(hand_points)
         self.prev_points = None if prev_points is None else \
             (prev_points[0], prev_points[1], prev_points[2])
         self.contracts_used = [0, 0, 0] if contracts_used is None else \
@@ -199,9 +277,6 @@ class MatchState:
         self.end_reason = None
         self.twelve_trick_winner = None
         self._placings = None
-        self.hand_number = hand_number - 1
-        self.dealer = self._next_seat.index(dealer)  # the seat before ``dealer`` in play order
-        self._start_next_hand()
         return self
 
     def copy(self) -> MatchState:
@@ -212,7 +287,6 @@ class MatchState:
         c.hands = self.hands[:]
         c.tricks_won = self.tricks_won[:]
         c.trick = self.trick[:]
-        c.trick_seats = self.trick_seats[:]
         c.tricks = self.tricks[:]
         c.discards = self.discards[:]
         c.scores = self.scores[:]
@@ -227,6 +301,16 @@ class MatchState:
         return c
 
     # ----- queries --------------------------------------------------------------------------
+    @property
+    def trick_seats(self) -> list[int]:
+        """The seats that played the current trick's cards, in play order (one per card of
+        :attr:`trick`, from :attr:`leader`); a new list."""
+        lead, n = self.leader, len(self.trick)
+        if lead is None or not n:
+            return []
+        nxt = self._next_seat
+        return [lead, nxt[lead], nxt[nxt[lead]]][:n]
+
     @property
     def phase(self) -> str:
         """The pending decision kind's value (``"play"`` ...) or ``"finished"``."""
@@ -244,23 +328,28 @@ class MatchState:
         The list is cached until the next :meth:`apply`; do not mutate it.
         """
         legal = self._legal_cache
-        if legal is None:
-            seat = self.current_seat
-            if self.decision is _PLAY and seat is not None:
-                # the hot path, inline: leading, or following suit without an overtrump rule
-                trick = self.trick
-                mask = self.hands[seat]
-                if trick:
-                    led = trick[0] // 13
-                    suit_cards = mask & SUIT_MASKS[led]
-                    if suit_cards and (self.follow != F3 or led != self.trump):
-                        mask = suit_cards
-                    else:
-                        mask = legal_play_mask(mask, trick, self.trump, self.follow)
-                self._legal_mask = mask
-                legal = self._legal_cache = cards_of(mask)
-            else:
-                legal = self._legal_cache = self._compute_legal()
+        if legal is not None:
+            return legal
+        seat = self.current_seat
+        if self.decision is _PLAY and seat is not None:
+            # the hot path, inline: leading, or following suit without an overtrump rule
+            trick = self.trick
+            mask = self.hands[seat]
+            if trick:
+                led = trick[0] // 13
+                ranks = mask >> 13 * led & 0x1FFF  # his cards of the suit led, as ranks
+                if ranks and (self.follow != F3 or led != self.trump):
+                    # following suit: one suit's cards, straight from the table
+                    try:
+                        legal = self._legal_cache = [*CARDS_IN_SUIT[led][ranks]]
+                    except IndexError:  # the table is filled on first use
+                        legal = self._legal_cache = [*suit_cards(led, ranks)]
+                    return legal
+                if ranks or self.follow != F1:   # void under F1: any card, no call
+                    mask = legal_play_mask(mask, trick, self.trump, self.follow)
+            legal = self._legal_cache = cards_of(mask)
+            return legal
+        legal = self._legal_cache = self._compute_legal()
         return legal
 
     def is_legal(self, action: int) -> bool:
@@ -268,11 +357,6 @@ class MatchState:
         ``bool`` included, is not an action)."""
         if self.finished or type(action) is not int:
             return False
-        if self.decision is _PLAY:
-            mask = self._legal_mask
-            if mask < 0:
-                mask = self._play_mask()
-            return 0 <= action < 52 and bool(mask >> action & 1)
         return action in self.legal_actions()
 
     def _play_mask(self) -> int:
@@ -307,14 +391,13 @@ class MatchState:
         return seat
 
     def _compute_legal(self) -> list[int]:
-        if self.finished:
-            return []
         d = self.decision
+        if d is Decision.DISCARD:  # any card of the declarer's
+            return cards_of(self.hands[self.declarer])
+        if d is None or self.finished:
+            return []
         if d is _PLAY:
-            mask = self._legal_mask = self._play_mask()
-            return cards_of(mask)
-        if d is Decision.DISCARD:
-            return cards_of(self.hands[self._seat()])
+            return cards_of(self._play_mask())
         if d is Decision.CONTRACT:
             return [contract_action(c) for c in self._contract_choices()]
         if self.exchange is None:
@@ -355,33 +438,32 @@ class MatchState:
             IllegalActionError: when the match is over or the action is not legal now; the
                 message names the phase, seat, action and the legal set; the state is unchanged.
         """
+        d = self.decision
+        if d is _PLAY:  # the engine's hot path, inline (a finished match has no decision)
+            if type(action) is not int:
+                raise self._illegal(action, "an action is an int code")
+            legal = self._legal_cache
+            if action not in (legal if legal is not None else self.legal_actions()):
+                raise self._illegal(action, self._why_not_play(action))
+            self._legal_cache = None
+            self.actions.append(action)
+            # the card goes to the trick
+            seat = self.current_seat
+            if seat is None:
+                raise RulesError("no decision is pending: the match is over")
+            self.hands[seat] ^= 1 << action  # the card is in his hand (checked above)
+            trick = self.trick
+            trick.append(action)
+            following = self._next_seat[seat]
+            if following != self.leader:   # the trick is complete when it is back to him
+                self.current_seat = following
+            else:
+                self._end_trick(trick)
+            return
         if self.finished:
             raise self._illegal(action, "the match is over")
         if type(action) is not int:
             raise self._illegal(action, "an action is an int code")
-        d = self.decision
-        if d is _PLAY:
-            mask = self._legal_mask
-            if mask < 0:
-                mask = self._play_mask()
-            if not (0 <= action < 52 and mask >> action & 1):
-                raise self._illegal(action, self._why_not_play(action))
-            self._legal_cache = None
-            self._legal_mask = -1
-            self.actions.append(action)
-            # the card goes to the trick (inline: the engine's hot path)
-            seat = self.current_seat
-            if seat is None:
-                raise RulesError("no decision is pending: the match is over")
-            self.hands[seat] &= ~(1 << action)
-            trick = self.trick
-            trick.append(action)
-            self.trick_seats.append(seat)
-            if len(trick) < 3:
-                self.current_seat = self._next_seat[seat]
-            else:
-                self._end_trick()
-            return
         if d is None:
             raise RulesError("no decision is pending")
         self._apply_decision(d, action)
@@ -395,7 +477,6 @@ class MatchState:
         if not legal:
             raise self._illegal(action, "not among the legal actions")
         self._legal_cache = None
-        self._legal_mask = -1
         self.actions.append(action)
         if d is Decision.DISCARD:
             self._discard(action)
@@ -408,9 +489,7 @@ class MatchState:
         progress = self.exchange
         if progress is None:
             raise RulesError("an exchange action without an exchange in progress")
-        step = exchange.apply(progress, self.hands, self.trump, action)
-        self.events.extend(step.events)
-        if step.done:
+        if exchange.apply(progress, self.hands, self.trump, action, self.events):
             self.exchange = None
             self._next_step()
         else:
@@ -427,21 +506,16 @@ class MatchState:
     def _start_next_hand(self) -> None:
         cfg = self.cfg
         self.hand_number += 1
-        self.dealer = self._next_seat[self.dealer]
-        s1 = self._next_seat[self.dealer]
-        self.seat_of_role = (self.dealer, s1, self._next_seat[s1])
-        roles = [0, 0, 0]
-        for r, s in enumerate(self.seat_of_role):
-            roles[s] = r
-        self.roles = (roles[0], roles[1], roles[2])
+        dealer = self.dealer = self._next_seat[self.dealer]
+        self.seat_of_role, self.roles = self._seatings[dealer]
         deal = self._deal_for(self.hand_number)
         self.deals.append(deal)
         by_role = deal.hands  # distinct cards (Deal.check): their bits add up to the mask
         r0, r1, r2 = self.roles
-        self.hands = [sum(map(_BIT.__getitem__, by_role[r0])),
-                      sum(map(_BIT.__getitem__, by_role[r1])),
-                      sum(map(_BIT.__getitem__, by_role[r2]))]
-        self.first6 = mask_of(by_role[self._declarer_role][:6])
+        bit = _BIT.__getitem__
+        self.hands = [sum(map(bit, by_role[r0])), sum(map(bit, by_role[r1])),
+                      sum(map(bit, by_role[r2]))]
+        self.first6 = sum(map(bit, by_role[self._declarer_role][:6]))
         self.kitty = deal.kitty
         self.kitty_taken = False
         self.discards = []
@@ -450,10 +524,9 @@ class MatchState:
         lim = self._role_limits
         self.limits = (lim[r0], lim[r1], lim[r2])
         self.contract = None
-        self.trump = -1
+        self.trump = None
         self.follow = F1
         self.trick = []
-        self.trick_seats = []
         self.leader = None
         self.tricks = []
         self.tricks_won = [0, 0, 0]
@@ -461,7 +534,6 @@ class MatchState:
         self.exchange = None
         self.decision = self.current_seat = None
         self._legal_cache = None
-        self._legal_mask = -1
         self._pending_steps = list(self._steps_reversed)  # popped from the end
         self._next_step()
 
@@ -471,37 +543,43 @@ class MatchState:
         if src is not None:
             deal = src(n) if callable(src) else src.get(n)
         if deal is None:
-            return seeded_deal(self.cfg, self._seed, n)
+            return self._seeded.deal(self.cfg, n)
         deal.check(self.cfg)
         return deal
 
     def _next_step(self) -> None:
-        """Run automatic steps until one needs a decision."""
+        """Run automatic steps until one needs a decision.
+
+        Raises:
+            RulesError: for a step that is not a :class:`HandStep` (it does not start play).
+        """
         while self._pending_steps:
             step = self._pending_steps.pop()
-            if step == "exchange":
+            if step is HandStep.EXCHANGE:
                 progress = exchange.begin(self.cfg, self.prev_points, self.contract, self.roles,
                                           self.targets)
                 if progress is not None:
                     self.exchange = progress
                     self.decision, self.current_seat = progress.decision, progress.to_act
                     return
-            elif step == "kitty":
+            elif step is HandStep.KITTY:
                 if self._kitty_size:
-                    self.hands[self.declarer] |= mask_of(self.kitty)
+                    self.hands[self.declarer] |= sum(map(_BIT.__getitem__, self.kitty))
                     self.kitty_taken = True
-            elif step == "contract":
+            elif step is HandStep.CONTRACT:
                 self.decision, self.current_seat = Decision.CONTRACT, self.declarer
                 return
-            elif step == "discard":
+            elif step is HandStep.DISCARD:
                 if self._kitty_size:
                     self.decision, self.current_seat = Decision.DISCARD, self.declarer
                     return
-            else:
+            elif step is HandStep.PLAY:
                 lead = self.seat_of_role[1] if self.cfg.first_lead == "S1" else self.declarer
                 self.leader = lead
                 self.decision, self.current_seat = _PLAY, lead
                 return
+            else:
+                raise RulesError(f"unknown hand step {step!r}")
 
     def _set_contract(self, contract: int) -> None:
         self.contract = contract
@@ -513,19 +591,38 @@ class MatchState:
         self._next_step()
 
     def _discard(self, card: int) -> None:
-        self.hands[self.declarer] &= ~(1 << card)
+        self.hands[self.declarer] ^= 1 << card   # a card he holds (checked)
         self.discards.append(card)
         if len(self.discards) == self._kitty_size:
             self._next_step()
 
-    def _end_trick(self) -> None:
-        """The third card is on the trick: record it, give it to its winner, who leads next."""
-        trick, seats = self.trick, self.trick_seats
-        winner = seats[trick_winner(trick, self.trump)]
-        self.tricks.append(TrickRecord(seats[0], tuple(zip(seats, trick, strict=True)), winner))
+    def _end_trick(self, trick: list[int]) -> None:
+        """The third card is on ``trick`` (``self.trick``): record it, give it to its winner,
+        who leads next."""
+        a, b, c = trick
+        sa = self.leader
+        if sa is None:
+            raise RulesError("a trick without a leader")
+        nxt = self._next_seat
+        sb = nxt[sa]
+        sc = nxt[sb]
+        # tricks.trick_winner for three cards, inline: the highest trump, else the highest
+        # card of the suit led (RULES.md 2.2)
+        trump = self.trump
+        winner, best = sa, a
+        if b // 13 == a // 13:
+            if b > a:
+                winner, best = sb, b
+        elif b // 13 == trump:
+            winner, best = sb, b
+        if c // 13 == best // 13:
+            if c > best:
+                winner = sc
+        elif c // 13 == trump:
+            winner = sc
+        self.tricks.append(_new_tuple(TrickRecord, (sa, ((sa, a), (sb, b), (sc, c)), winner)))
         self.tricks_won[winner] += 1
         self.trick = []
-        self.trick_seats = []
         self.leader = self.current_seat = winner
         if len(self.tricks) == self._tricks_per_hand:
             self._finish_hand()
@@ -537,15 +634,18 @@ class MatchState:
                                    self.contract == MISERE)
 
     def _finish_hand(self) -> None:
-        pts = self.hand_points_now()
+        pts = scoring.hand_points(self.tricks_won, self.targets, self.limits,
+                                  self.contract == MISERE)   # hand_points_now()
         self.hand_points.append(pts)
-        for s in range(3):
-            self.scores[s] += pts[s]
+        scores = self.scores
+        scores[0] += pts[0]
+        scores[1] += pts[1]
+        scores[2] += pts[2]
         self.prev_points = pts
         contract = self.contract
         if contract is None:
             raise RulesError("a hand ended without a contract")
-        won, scores = self.tricks_won, self.scores
+        won = self.tricks_won
         self.completed_hands.append(HandSummary(
             self.hand_number, self.dealer, self.declarer, self.roles, self.targets, self.limits,
             contract, self.deals[-1] if self.deals else None, tuple(self.discards),
@@ -568,15 +668,6 @@ class MatchState:
     def __repr__(self) -> str:
         return (f"MatchState(preset={self.cfg.preset!r}, hand={self.hand_number}, "
                 f"phase={self.phase}, seat={self.current_seat}, scores={self.scores})")
-
-
-def cache_rules(state: MatchState, cfg: RulesConfig) -> None:
-    """Keep the ``cfg`` values the hot path reads (see the ``_tricks_per_hand`` field)."""
-    state._tricks_per_hand = cfg.tricks_per_hand
-    state._kitty_size = cfg.kitty_size
-    state._declarer_role = cfg.declarer_role
-    state._role_limits = cfg.limits
-    state._steps_reversed = tuple(reversed(hand_steps(cfg)))
 
 
 #: the fields :meth:`MatchState.copy` carries over

@@ -1,7 +1,7 @@
 """Trick play: legal cards under the follow rules F1/F2/F3 and trick winners (RULES.md 2.2-2.3).
 
 Pure functions over bitmasks (see :mod:`arena.rules.cards`); ``trump`` is a suit index 0..3 or
-``-1`` for no trump (no-trump and misère contracts, where F1 always applies).
+None for no trump (before the contract, no-trump and misère, where F1 always applies).
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ def _above(mask: int, card: int) -> int:
     return (mask >> (card + 1)) << (card + 1)
 
 
-def legal_play_mask(hand: int, trick: list[int], trump: int, follow: int) -> int:
+def legal_play_mask(hand: int, trick: list[int], trump: int | None, follow: int) -> int:
     """Bitmask of the cards of ``hand`` that may be played to ``trick``.
 
     Args:
         hand: bitmask of the player's cards (non-empty).
         trick: cards already on the trick, in play order (empty when leading).
-        trump: trump suit 0..3, or -1 for none.
+        trump: trump suit 0..3, or None.
         follow: ``F1``, ``F2`` or ``F3`` (0..2).
 
     Rules: follow the suit led if able; F1: otherwise any card; F2: otherwise a trump if holding
@@ -42,9 +42,9 @@ def legal_play_mask(hand: int, trick: list[int], trump: int, follow: int) -> int
     return _unable_to_follow(hand, trick, trump, follow)
 
 
-def _unable_to_follow(hand: int, trick: list[int], trump: int, follow: int) -> int:
+def _unable_to_follow(hand: int, trick: list[int], trump: int | None, follow: int) -> int:
     """Legal cards of ``hand`` when it holds none of the suit led (see legal_play_mask)."""
-    if trump < 0 or follow == F1:
+    if trump is None or follow == F1:
         return hand
     trumps = hand & SUIT_MASKS[trump]
     if not trumps:
@@ -58,7 +58,7 @@ def _unable_to_follow(hand: int, trick: list[int], trump: int, follow: int) -> i
     return higher if higher else hand
 
 
-def trick_winner(trick: list[int], trump: int) -> int:
+def trick_winner(trick: list[int], trump: int | None) -> int:
     """Index (0..len-1) in ``trick`` of the winning card: the highest trump, else the highest
     card of the suit led (RULES.md 2.2)."""
     best = 0

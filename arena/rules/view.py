@@ -6,105 +6,19 @@ roles/targets/limits, the contract, every played card, public exchange events (n
 demanded, voids, stops, whether a card came back) with the cards shown only to the two players
 who exchanged them, the kitty only where the preset shows it (or to the declarer who took it),
 the seat's own discards, scores and contracts used. The match seed is never in a view (it would
-reveal every deal).
+reveal every deal). The types (:class:`View`, :class:`ExchangeStatus`) live in
+:mod:`arena.rules.infoset` and are importable from here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from .actions import Decision
 from .cards import cards_of
-from .config import RulesConfig
 from .contracts import CONTRACTS_IN
-from .exchange import ExchangeEvent
-from .history import TrickRecord
+from .infoset import ExchangeStatus, View
 from .state import MatchState
 
-
-@dataclass(frozen=True, slots=True)
-class ExchangeStatus:
-    """Public progress of the current exchange (see ``exchange.ExchangeProgress``).
-
-    ``batch`` lists the ``(down, card)`` choices of a pass-return batch only to the up player
-    (empty for the others; ``batch_count`` is public).
-    """
-
-    up: int
-    up_left: int
-    queue: tuple[int, ...]
-    down_left: tuple[int, int, int]
-    voids: tuple[int, int, int]
-    give_to: int | None
-    return_from: int | None
-    batch: tuple[tuple[int, int], ...]
-    batch_count: int
-
-
-@dataclass(frozen=True, slots=True)
-class View:
-    """One seat's view of a match (see the module docstring). Seats are 0..2; per-seat tuples
-    are indexed by seat; cards are ints (``arena.rules.cards``)."""
-
-    cfg: RulesConfig
-    seat: int
-    hand_number: int                      #: 1-based
-    dealer: int
-    declarer: int
-    roles: tuple[int, int, int]           #: role per seat: 0 = S0 (dealer), 1 = S1, 2 = S2
-    targets: tuple[int, int, int]
-    limits: tuple[int, int, int]          #: misère limits per seat
-    contract: int | None                  #: 0..3 trump suit, 4 no-trump, 5 misère
-    trump: int | None
-    decision: Decision | None             #: pending decision kind, None when finished
-    to_act: int | None
-    legal_actions: tuple[int, ...]        #: only when ``to_act == seat``, else ()
-    hand: tuple[int, ...]                 #: own cards, sorted (visible ones only)
-    hand_sizes: tuple[int, int, int]
-    hidden_own: int                       #: own cards not yet seen (first6 declarer)
-    kitty: tuple[int, ...] | None         #: None when not visible to this seat
-    kitty_taken: bool
-    discards: tuple[int, ...]             #: own discards (declarer), else ()
-    discard_count: int
-    trick: tuple[tuple[int, int], ...]    #: (seat, card) on the current trick
-    leader: int | None
-    tricks: tuple[TrickRecord, ...]
-    tricks_won: tuple[int, int, int]
-    exchange_events: tuple[ExchangeEvent, ...]
-    exchange: ExchangeStatus | None
-    prev_points: tuple[int, int, int] | None  #: last hand's points (up > 0, down < 0)
-    scores: tuple[int, int, int]
-    hand_points: tuple[tuple[int, int, int], ...]
-    contracts_used: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
-    finished: bool
-    placings: tuple[int, int, int] | None
-
-    @property
-    def tricks_per_hand(self) -> int:
-        """Tricks in a hand (16, or 17 with 51 cards)."""
-        return self.cfg.tricks_per_hand
-
-    def cards_given(self) -> list[int]:
-        """Cards this seat handed over in this hand's exchange, in order."""
-        out: list[int] = []
-        for e in self.exchange_events:
-            if e.card is None:
-                continue
-            giver = e.down if e.kind in ("demand", "return") else e.up
-            if giver == self.seat and e.kind != "void":
-                out.append(e.card)
-        return out
-
-    def cards_received(self) -> list[int]:
-        """Cards this seat received in this hand's exchange, in order."""
-        out: list[int] = []
-        for e in self.exchange_events:
-            if e.card is None:
-                continue
-            taker = e.up if e.kind in ("demand", "return") else e.down
-            if taker == self.seat:
-                out.append(e.card)
-        return out
+__all__ = ["ExchangeStatus", "View", "exchange_status", "kitty_visible", "view_of",
+           "visible_discards", "visible_hand"]
 
 
 def kitty_visible(state: MatchState, seat: int) -> bool:
@@ -160,7 +74,7 @@ def view_of(state: MatchState, seat: int) -> View:
     return View(
         cfg=state.cfg, seat=seat, hand_number=state.hand_number, dealer=state.dealer,
         declarer=state.declarer, roles=state.roles, targets=state.targets, limits=state.limits,
-        contract=state.contract, trump=state.trump if state.trump >= 0 else None,
+        contract=state.contract, trump=state.trump,
         decision=None if finished else state.decision,
         to_act=None if finished else state.current_seat,
         legal_actions=tuple(state.legal_actions()) if state.current_seat == seat and not finished

@@ -22,7 +22,8 @@ server, registers, answers every decision request with ``player.decide(view)`` a
 when the arena closes the stream (exit status 0) or on SIGTERM/SIGINT. See ``docs/protocol.md``.
 
 Simulation helpers re-exported from the rules engine: :func:`sample_state` (a full
-``MatchState`` consistent with a view, for Monte Carlo search), :func:`action_str`,
+``MatchState`` consistent with a view, for Monte Carlo search: ``MatchState.from_view``),
+:func:`action_str`,
 :func:`parse_action`, :func:`card_str`, :func:`parse_card`, :func:`rank_of` (0 = 2 ..
 12 = ace), :func:`suit_of` (0..3 = S H D C), :class:`MatchState`,
 :class:`Decision`, :class:`View`. The types a bot sees (:class:`MatchInfo`, :class:`MatchEnd`,
@@ -31,11 +32,11 @@ Simulation helpers re-exported from the rules engine: :func:`sample_state` (a fu
 
 from __future__ import annotations
 
+import random
 from typing import TYPE_CHECKING, Any
 
 from ..rules import (MatchState, action_str, card_str, make_config, parse_action, parse_card,
                      rank_of, suit_of)
-from ..rules.sample import sample_state
 from .player import Player
 from .types import Decision, MatchEnd, MatchInfo, RulesConfig, View
 
@@ -60,6 +61,16 @@ __all__ = [
     "sample_state",
     "suit_of",
 ]
+
+
+def sample_state(view: View, rng: random.Random) -> MatchState:
+    """A full state consistent with ``view``, the hidden cards drawn with ``rng``: the SDK's
+    name for :meth:`MatchState.from_view` (see there).
+
+    Raises:
+        RulesError: when the match is finished or the view's constraints are inconsistent.
+    """
+    return MatchState.from_view(view, rng)
 
 
 def __getattr__(name: str) -> Any:

@@ -73,6 +73,9 @@ def keyed(key: bytes | None, seed: bytes) -> bytes:
 def tables(bots: Sequence[str]) -> list[tuple[str, str, str]]:
     """All 3-bot tables in config order (``itertools.combinations``).
 
+    >>> tables(["a", "b", "c", "d"])
+    [('a', 'b', 'c'), ('a', 'b', 'd'), ('a', 'c', 'd'), ('b', 'c', 'd')]
+
     Raises:
         ValueError: fewer than 3 bots or repeated names.
     """
@@ -93,6 +96,19 @@ def make_schedule(bots: Sequence[str], deals_per_table: int,
     ``"balanced"``. A balanced table's deal seed also includes its position, since a table can
     occur twice when ``pair_meetings > 1``; all-tables seeds are unchanged. ``deal_key``: the
     directory's secret deal key (:func:`keyed`); the tables themselves do not depend on it.
+
+    Worked example: 3 bots, 2 deals: one table, 2 blocks of 6 seatings; a block's matches
+    share the deal seed (the same cards in every seating)::
+
+        >>> s = make_schedule(["a", "b", "c"], deals_per_table=2, seed=1)
+        >>> len(s), s[0].match_id, s[0].block_id, s[6].match_id
+        (12, 't000-d0000-s0', 't000-d0000', 't000-d0001-s0')
+        >>> [" ".join(m.seats) for m in s[:6]]    # every bot in every seat twice
+        ['a b c', 'a c b', 'b a c', 'b c a', 'c a b', 'c b a']
+        >>> len({m.seed for m in s[:6]}), s[0].seed == s[6].seed
+        (1, False)
+        >>> len(make_schedule(["a", "b", "c", "d", "e"], 1, seed=1))   # C(5, 3) tables x 6
+        60
 
     Raises:
         ValueError: fewer than 3 bots, repeated names, unknown ``schedule`` or

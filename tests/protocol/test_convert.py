@@ -13,7 +13,6 @@ from arena.protocol import convert
 from arena.protocol._gen.threefiveeight.v1 import arena_pb2 as pb
 from arena.protocol.convert import ConversionError
 from arena.rules import OPTION_NAMES, PRESETS, MatchState, make_config
-from arena.rules.sample import sample_state
 from arena.rules.view import view_of
 
 PRESET_NAMES = sorted(PRESETS)
@@ -75,7 +74,7 @@ def test_rebuilt_view_can_be_sampled() -> None:
     seat = state.current_seat
     view = convert.view_from_proto(_wire(convert.view_to_proto(view_of(state, seat))),
                                    state.cfg)
-    sampled = sample_state(view, random.Random(0))
+    sampled = MatchState.from_view(view, random.Random(0))
     assert sampled.legal_actions() == list(view.legal_actions)
 
 

@@ -7,7 +7,6 @@ import pytest
 
 from arena.rules import (Decision, MatchState, RulesConfigError, RulesError, action_str,
                          make_config)
-from arena.rules.sample import sample_state
 from arena.rules.view import view_of
 
 ALL_SIX = ["trump:S", "trump:H", "trump:D", "trump:C", "no-trump", "misere"]
@@ -104,7 +103,7 @@ def test_sampled_states_keep_the_cycle():
     while s.hand_number < 20 or s.decision is not Decision.CONTRACT:
         s.apply(rng.choice(s.legal_actions()))
     for seat in range(3):
-        t = sample_state(view_of(s, seat), rng)
+        t = MatchState.from_view(view_of(s, seat), rng)
         assert t.contracts_used == s.contracts_used
         if seat == s.declarer:
             assert t.legal_actions() == s.legal_actions()

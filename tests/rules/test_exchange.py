@@ -2,8 +2,8 @@
 
 import pytest
 
-from arena.rules import (Deal, Decision, IllegalActionError, MatchState, action_str,
-                         make_config, parse_action)
+from arena.rules import (Deal, Decision, ExchangeEvent, ExchangeKind, IllegalActionError,
+                         MatchState, action_str, make_config, parse_action)
 
 from .helpers import act, hand_text
 from arena.rules.view import view_of
@@ -248,3 +248,22 @@ def test_demand_suit_with_exchange_optional_may_stop_at_a_demand():
     with pytest.raises(IllegalActionError):
         MatchState.from_position(make_config(), deal=W7_DEAL, hand_number=2, dealer=0,
                                  prev_points=(0, 2, -2)).apply(parse_action("stop"))
+
+
+def test_events_are_typed_and_name_who_gave_and_who_took():
+    """Every event's kind is an ExchangeKind; ``transfer()`` is the one giver/taker rule
+    (demand and return: down -> up; give: up -> down; void and stop move nothing), used alike
+    by views, determinization and the replay, whether or not the card is shown."""
+    s = MatchState.from_position(make_config("six-contracts"), deal=W6_DEAL, hand_number=2,
+                                 dealer=0, prev_points=(0, 2, -2))
+    act(s, "trump:H", "give:2:3C", "give:2:4D")
+    assert all(type(e.kind) is ExchangeKind for e in s.events)
+    assert [e.transfer() for e in s.events] == [(1, 2), (2, 1), (1, 2), (2, 1)]
+    assert [e.transfer() for e in view_of(s, 0).exchange_events] == [(1, 2), (2, 1)] * 2
+    assert view_of(s, 1).cards_given() == [parse_action("3C"), parse_action("4D")]
+    assert view_of(s, 1).cards_received() == [parse_action("AC"), parse_action("4D")]
+    assert view_of(s, 0).cards_given() == view_of(s, 0).cards_received() == []
+    demand = ExchangeEvent(ExchangeKind.DEMAND, 0, 2, 1, 20)
+    assert demand.transfer() == (2, 0)
+    assert ExchangeEvent(ExchangeKind.VOID, 0, 2, 1, None).transfer() is None
+    assert ExchangeEvent(ExchangeKind.STOP, 0, None, None, None).transfer() is None

@@ -2,8 +2,13 @@
 
 import random
 
+import pytest
+
 from arena.rules import (Deal, Decision, MatchState, action_str, make_config, parse_action,
                          parse_card)
+
+from arena.rules import RulesError
+from arena.rules.history import HandStep, hand_steps
 
 from .helpers import act, first_legal, hand_text, play_random
 from arena.rules.view import view_of
@@ -33,7 +38,7 @@ def test_w9_dealer_takes_12_tricks_and_wins_the_match():
 def test_misere_hand_points_use_the_limits_and_no_twelve_trick_win():
     s = MatchState.new(make_config(misere=True), first_deal=W9_DEAL)
     act(s, "misere", "2S", "6H", "7H", "8H")
-    assert (s.trump, s.limits, s.follow) == (-1, (3, 5, 8), 0)
+    assert (s.trump, s.limits, s.follow) == (None, (3, 5, 8), 0)
     while s.hand_number == 1:
         s.apply(s.legal_actions()[0])
     h = s.completed_hands[0]
@@ -163,3 +168,31 @@ def test_deal_passes_to_s1():
 
 def test_parse_card_is_reexported():
     assert parse_action("AS") == parse_card("AS")
+
+
+def test_hand_steps_are_typed_and_an_unknown_step_does_not_start_play():
+    """The hand's steps are HandStep members in RULES.md 7's order; a step that is not one
+    is an error, not a silent start of trick play."""
+    assert hand_steps(make_config()) == [HandStep.EXCHANGE, HandStep.KITTY, HandStep.CONTRACT,
+                                         HandStep.DISCARD, HandStep.PLAY]
+    assert hand_steps(make_config("blato"))[:2] == [HandStep.CONTRACT, HandStep.EXCHANGE]
+    s = MatchState.new(make_config(), seed=1)
+    act(s, "trump:S")
+    for _ in range(3):
+        s.apply(s.legal_actions()[0])
+    s._pending_steps = ["bogus"]   # a corrupted step list (test only): play would be next
+    with pytest.raises(RulesError, match="unknown hand step 'bogus'"):
+        s.apply(s.legal_actions()[0])                 # the 4th discard runs the next step
+    assert s.decision is not Decision.PLAY
+
+
+def test_trump_is_none_until_a_trump_contract_in_the_state_and_every_view():
+    """One representation: the trump suit 0..3, or None (no contract yet, no-trump, misère),
+    the same in the state and in each view."""
+    s = MatchState.new(make_config("six-contracts"), seed=3)
+    assert s.trump is None and {view_of(s, seat).trump for seat in range(3)} == {None}
+    t = s.copy()
+    act(s, "no-trump")
+    assert s.trump is None and {view_of(s, seat).trump for seat in range(3)} == {None}
+    act(t, "trump:D")
+    assert t.trump == 2 and {view_of(t, seat).trump for seat in range(3)} == {2}

@@ -22,7 +22,6 @@ from hypothesis import strategies as st
 
 from arena.rules import (OPTION_NAMES, Decision, MatchState, RulesConfigError, make_config,
                          mask_of)
-from arena.rules.sample import sample_state
 from arena.rules.scoring import end_reason
 
 from .seen import SeenCards, cards_named
@@ -70,7 +69,7 @@ def _check_no_leak(cfg, seed: int, play_seed: int, sample_every: int) -> None:
             else:
                 assert v.legal_actions == ()
             if step % sample_every == 0:
-                assert view_of(sample_state(v, rng), seat) == v
+                assert view_of(MatchState.from_view(v, rng), seat) == v
         s.apply(rng.choice(legal))
         seen.update(s)
         step += 1

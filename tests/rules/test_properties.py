@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 from arena.rules import PRESETS, Deal, MatchState, make_config, parse_card
 from arena.rules.actions import MISERE
-from arena.rules.sample import sample_state
 
 from .strategies import accepted_configs
 from arena.rules.view import view_of
@@ -116,7 +115,7 @@ def test_views_reveal_nothing_hidden(cfg, seed, play_seed, stop_at):
         return
     for seat in range(3):
         v = view_of(s, seat)
-        other = sample_state(v, rng)
+        other = MatchState.from_view(v, rng)
         assert view_of(other, seat) == v
         copy = s.copy()
         assert view_of(copy, seat) == v

@@ -8,12 +8,12 @@ from arena.rules.tricks import F1, F2, F3, legal_play_mask, trick_winner
 S, H, D, C = range(4)
 
 
-def winner(trick: str, trump: int) -> str:
+def winner(trick: str, trump: int | None) -> str:
     cards = parse_cards(trick)
     return format_cards([cards[trick_winner(cards, trump)]])
 
 
-def legal(hand: str, trick: str, trump: int, follow: int) -> str:
+def legal(hand: str, trick: str, trump: int | None, follow: int) -> str:
     return format_cards(cards_of(legal_play_mask(mask_of(parse_cards(hand)),
                                                  parse_cards(trick), trump, follow)))
 
@@ -27,11 +27,11 @@ def test_w2_off_suit_ace_does_not_win():
 
 
 def test_w3_no_trump_highest_of_suit_led():
-    assert winner("5H KD 9H", -1) == "9H"
+    assert winner("5H KD 9H", None) == "9H"
 
 
 @pytest.mark.parametrize("trick,trump,expected", [
-    ("2S 3S 4S", H, "4S"), ("AS 2H 3H", H, "3H"), ("AS 2H KH", -1, "AS"),
+    ("2S 3S 4S", H, "4S"), ("AS 2H 3H", H, "3H"), ("AS 2H KH", None, "AS"),
     ("2C 2D 2H", S, "2C"), ("10C JC 2S", S, "2S"), ("KH 2S 3S", S, "3S"),
 ])
 def test_trick_winner_table(trick, trump, expected):
@@ -73,7 +73,7 @@ def test_f3_no_obligation_to_beat_in_a_plain_suit():
 
 
 def test_no_trump_contract_is_f1_whatever_the_rule():
-    assert legal("2S 9S 7C", "4D", -1, F3) == "2S 9S 7C"
+    assert legal("2S 9S 7C", "4D", None, F3) == "2S 9S 7C"
 
 
 def test_leader_may_play_anything():
