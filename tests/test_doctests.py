@@ -9,11 +9,13 @@ from types import ModuleType
 
 import pytest
 
+import arena.league.schedule
 import arena.rules.actions
 import arena.rules.scoring
 import arena.tournament.schedule
 
-MODULES = (arena.rules.actions, arena.rules.scoring, arena.tournament.schedule)
+MODULES = (arena.rules.actions, arena.rules.scoring, arena.tournament.schedule,
+           arena.league.schedule)
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
