@@ -15,9 +15,12 @@ import argparse
 import re
 import shlex
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from ..errors import UserError
-from ..tournament.config import TournamentConfig, config_problems
+
+if TYPE_CHECKING:
+    from ..tournament.config import TournamentConfig
 
 #: an integer as the CLI accepts it: ASCII digits, optional sign (Python's int() limit)
 _INT = re.compile(r"[+-]?[0-9]{1,4000}")
@@ -113,6 +116,7 @@ def play_config(commands: Sequence[str], *, preset: str, seed: str, sets: Sequen
         "sandbox": {**({"mode": sandbox} if sandbox is not None else {}),
                     **_limits(limits)},
     }
+    from ..tournament.config import config_problems   # pydantic: not at `arena --help`
     cfg, problems = config_problems(data, rename=_flag)
     if cfg is None:
         raise UserError("\n".join(f"{where}: {msg}" for where, msg in problems))

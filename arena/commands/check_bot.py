@@ -59,7 +59,8 @@ def _presets(chosen: list[str] | None) -> list[str]:
     chosen = chosen or list(PRESETS)
     unknown = [p for p in chosen if p not in PRESETS]
     if unknown:
-        raise UserError(f"unknown preset {unknown[0]!r}; valid presets: {', '.join(PRESETS)}")
+        from ..wording import unknown_choice
+        raise UserError(unknown_choice("preset", unknown[0], PRESETS))
     return list(dict.fromkeys(chosen))
 
 

@@ -11,14 +11,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserError
-from ..events import EventSink
 from ..safetext import printable
 from ..wording import plural
-from ..tournament.config import TournamentConfig, load_config, with_cluster
-from ..tournament.standings import format_standings
 from ._signals import Interrupted, run_resumable
 
 if TYPE_CHECKING:
+    from ..events import EventSink
+    from ..tournament.config import TournamentConfig
     from ..tournament.runner import TournamentOutcome
 
 
@@ -49,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
     instead (:mod:`.gauntlet`). Exit 0, 2 on a user mistake (bad config, a bot command that
     cannot start), 3 when a bot never started (or a remote bot never connected), 128+N when
     stopped by signal N."""
+    from ..tournament.config import load_config
     cfg = load_config(args.config)
     gauntlet = cfg.tournament.mode == "gauntlet"
     if cfg.gauntlet is not None and not gauntlet:
@@ -75,6 +75,7 @@ def with_ray(args: argparse.Namespace, cfg: TournamentConfig) -> TournamentConfi
     """
     if getattr(args, "ray", None) is None:
         return cfg
+    from ..tournament.config import with_cluster
     fields = {"backend": "ray", **({"address": args.ray} if args.ray else {})}
     return with_cluster(cfg, args.config, **fields)
 
@@ -110,6 +111,7 @@ def _run(args: argparse.Namespace, cfg: TournamentConfig, out: Path,
          web: tuple[str, int] | None) -> int:
     from ..inflight import journaled
     from ..tournament.runner import run_tournament
+    from ..tournament.standings import format_standings   # numpy/scipy: only when run
 
     def tournament(sink: EventSink | None = None) -> Coroutine[Any, Any, TournamentOutcome]:
         # the matches in flight go to OUT/live/ too, for arena serve in another process

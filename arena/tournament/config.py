@@ -61,6 +61,7 @@ from ..errors import UserError
 from ..rules import RulesConfig, config_from_options
 from ..rules.config import PRESETS
 from ..safetext import printable
+from ..wording import unknown_choice
 from ..sandbox.config import BotSandbox, SandboxConfig
 from .problems import MAX_MATCHES, Problem, cross_problems, field_problems
 
@@ -119,7 +120,7 @@ class TournamentSection(_Strict):
     @classmethod
     def _known_preset(cls, v: str) -> str:
         if v not in PRESETS:
-            raise ValueError(f"unknown preset {v!r}; valid presets: {', '.join(PRESETS)}")
+            raise ValueError(unknown_choice("preset", v, PRESETS))
         return v
 
     @field_validator("seed")
