@@ -35,6 +35,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--json", action="store_true",
                    help="print the summary (standings, match counts, disqualifications) as "
                    "one line of JSON instead of the table")
+    p.add_argument("--wide", action="store_true",
+                   help="standings with every column (ms/decision, CPU ms/decision, peak "
+                   "MiB: wider than 100 characters); -v adds the legend")
     add_ray_option(p)
     p.add_argument("--web", metavar="[HOST:]PORT",
                    help="serve the live tournament page while it runs (default host "
@@ -139,7 +142,12 @@ def _run(args: argparse.Namespace, cfg: TournamentConfig, out: Path,
                      "disqualifications": list(outcome.disqualifications), "out": str(out)}),
               end="")
     else:
-        print(format_standings(outcome.standings, "text"), end="")
+        verbose = bool(getattr(args, "verbose", 0))
+        print(format_standings(outcome.standings, "text", wide=args.wide, legend=verbose),
+              end="")
+        if not verbose:
+            print(f"\n(legend: -v or {out / 'standings.md'}"
+                  + ("" if args.wide else "; --wide adds the time and memory columns") + ")")
     for line in outcome.disqualifications:   # they may quote a bot's log line
         print(f"arena: warning: bot {printable(line)}", file=sys.stderr)
     if outcome.disqualifications:
