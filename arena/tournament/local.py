@@ -48,11 +48,13 @@ def check_bots(cfg: TournamentConfig) -> None:
     """The pre-flight check of every spawned bot's command (:mod:`.preflight`).
 
     Raises:
-        PreflightError: naming each bot that cannot start and why.
+        PreflightError: one line per bot that cannot start and why, then one line saying
+            nothing was played.
     """
     problems = preflight(cfg.bots)
     if problems:
-        raise PreflightError("; ".join(problems) + " (nothing was played)")
+        raise PreflightError("\n".join([*problems, "nothing was played; fix the command and "
+                                         "run again (the same --out directory is fine)"]))
 
 
 def max_connections(cfg: TournamentConfig, slots: int | None = None,

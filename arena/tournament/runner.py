@@ -76,7 +76,8 @@ async def run_tournament(cfg: TournamentConfig, out: Path, *, progress: bool = T
     Raises:
         OutDirError: ``out`` cannot be created or another arena runs on it.
         StoreError: ``out`` holds another tournament. ServerStartError: cannot bind.
-        PreflightError: a bot command cannot start (nothing is played).
+        PreflightError: a bot command cannot start (nothing is played; the directory,
+            holding no result, takes the corrected config: :mod:`.growth`).
     """
     report = reporter if reporter is not None else ConsoleReporter(progress)
     with out_dir_lock(out):

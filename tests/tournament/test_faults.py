@@ -155,10 +155,12 @@ def test_bot_command_that_cannot_start_is_refused_before_the_first_match(tmp_pat
         "nocmd", ["no-such-program-358"], tag)
     (tmp_path / "t.toml").write_text(text)
     assert main(["run", str(tmp_path / "t.toml"), "--out", str(tmp_path / "o"), "--quiet"]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("arena: error: bot 'typo': its script ")
-    assert "no_such_bot.py does not exist" in err and "(nothing was played)" in err
-    assert "bot 'nocmd': 'no-such-program-358' is not a program on the PATH" in err
+    err = capsys.readouterr().err.splitlines()      # one line per bot, as documented
+    assert len(err) == 3 and err[0].startswith("arena: error: bot 'typo': its script ")
+    assert "no_such_bot.py does not exist" in err[0]
+    assert err[1] == "arena: error: bot 'nocmd': 'no-such-program-358' is not a program on " \
+        "the PATH"
+    assert err[2].startswith("arena: error: nothing was played; fix the command")
     with open_existing(tmp_path / "o") as store:
         assert store.results() == []
     assert not list((tmp_path / "o" / "logs").iterdir())        # no bot was started

@@ -39,9 +39,9 @@ def test_arena_play_refuses_a_command_that_cannot_start(capsys):
                  "{python} no_such_dir/bot.py"])
     err = capsys.readouterr().err
     errors = [line for line in err.splitlines() if line.startswith("arena: error: ")]
-    assert code == 2 and len(errors) == 1 and "Traceback" not in err
-    assert "'no-such-bot-358' is not a program on the PATH" in err
-    assert "its script no_such_dir/bot.py does not exist" in err
+    assert code == 2 and len(errors) == 2 and "Traceback" not in err     # one line per bot
+    assert "'no-such-bot-358' is not a program on the PATH" in errors[0]
+    assert "its script no_such_dir/bot.py does not exist" in errors[1]
 
 
 @pytest.mark.parametrize("argv,problem", [
