@@ -11,6 +11,7 @@ printed at the start, :func:`sandbox_banner`); remote bots use the TCP address.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -23,12 +24,13 @@ from ..protocol.limits import MAX_UNREGISTERED
 from ..protocol.server import ArenaServer
 from ..rules import RulesConfig
 from ..sandbox import Launcher, SocketDir, Usage
-from ..sandbox.launch import LOG_NAMES, SANDBOX_STOP
+from ..sandbox.launch import EXIT_SETTLE_S, LOG_NAMES, SANDBOX_STOP
 from ..sandbox.config import auto_fallback_warning, describe, effective, resolve
 from .config import BotEntry, TournamentConfig
 from .executor import PlayedMatch, played_from_result
-from .pool import BotPool, ProcessTracker
+from .pool import BotPool, ProcessTracker, last_log_line
 from .preflight import preflight
+from .processes import describe_exit
 from .schedule import ScheduledMatch
 
 
@@ -182,21 +184,39 @@ async def _shutdown(pool: BotPool, server: ArenaServer, launcher: Launcher | Non
                 sockdir.close()
 
 
-async def _name_limit_forfeits(result: MatchOutcome, procs: Sequence[object | None],
-                               launcher: Launcher) -> None:
-    """A seat lost mid-match whose process a sandbox limit stopped (the kernel's: the stream
-    ended before the exit was seen) forfeits with the limit's name, as when the arena stops
-    it (:meth:`Launcher.limit_fault`: ``"disconnect: stopped by the sandbox: memory limit
-    128 MiB reached"``, or what the bot's last log lines name)."""
+async def _name_lost_seats(result: MatchOutcome, procs: Sequence[object | None],
+                           launcher: Launcher, logs: Sequence[Path | None]) -> None:
+    """A seat lost mid-match (its stream ended) forfeits with what ended it. A sandbox limit
+    (the kernel's: the stream ended before the exit was seen) is named as when the arena
+    stops the bot (:meth:`Launcher.limit_fault`: ``"disconnect: stopped by the sandbox:
+    memory limit 128 MiB reached"``, or what the bot's last log lines name); else a process
+    that died is named by its exit status or signal and the last line of its output
+    (``logs``: per seat, the bot's log), e.g. ``"disconnect: the bot's process died (exit
+    status 139 (128 + SIGSEGV)); last line of its output: Segmentation fault"``. A process
+    still running after :data:`EXIT_SETTLE_S` keeps the stream's reason."""
     forfeits = list(result.forfeits)
     for i, (f, proc) in enumerate(zip(forfeits, procs, strict=True)):
         if (f is None or proc is None or f.kind is not FaultKind.DISCONNECT
                 or SANDBOX_STOP in f.detail or LOG_NAMES in f.detail):
             continue
         named = await launcher.limit_fault(proc)
+        if named is None and isinstance(proc, asyncio.subprocess.Process):
+            named = await _died(proc, logs[i])
         if named is not None:
             forfeits[i] = Forfeit.disconnect(named)
     result.forfeits = (forfeits[0], forfeits[1], forfeits[2])
+
+
+async def _died(proc: asyncio.subprocess.Process, log: Path | None) -> str | None:
+    """``"the bot's process died (...); last line of its output: ..."`` once ``proc`` has
+    exited (waited up to :data:`EXIT_SETTLE_S`), None while it runs."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(asyncio.shield(proc.wait()), EXIT_SETTLE_S)
+    if proc.returncode is None:
+        return None
+    last = last_log_line(log) if log is not None else ""
+    return (f"the bot's process died ({describe_exit(proc.returncode)})"
+            + (f"; last line of its output: {last}" if last else ""))
 
 
 async def _play_one(cfg: TournamentConfig, rules: RulesConfig, m: ScheduledMatch,
@@ -218,7 +238,8 @@ async def _play_one(cfg: TournamentConfig, rules: RulesConfig, m: ScheduledMatch
         finally:
             if hook is not None:    # the last decisions, before the match's MatchFinished
                 hook.close()
-        await _name_limit_forfeits(result, procs, launcher)
+        await _name_lost_seats(result, procs, launcher,
+                               [pool.log_path(name) for name, _, _ in leased])
         return result, await launcher.end(procs)
     finally:
         for i, (name, inst, bot) in enumerate(leased):

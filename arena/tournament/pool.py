@@ -115,6 +115,7 @@ class _BotState:
     no_shows: int = 0         # of which: a remote bot that did not connect
     disqualified: str | None = None
     started: int = 0
+    last_crash: str = ""      # the last crash's message (a repeat is shown short)
 
 
 def safe_filename(name: str) -> str:
@@ -240,7 +241,7 @@ class BotPool:
         st = self.bots[name]
         if inst is not None and not inst.bot.alive:
             where = "" if st.entry.remote else f" (log: {self.log_path(name)})"
-            self._crash(st, f"bot {name!r} disconnected or crashed{where}")
+            self._crash(st, f"bot {name!r} {_lost(name, forfeit)}{where}")
             await self._discard(inst)
             inst = None
         elif (inst is not None and forfeit is not None and forfeit.kind is FaultKind.TIMEOUT
@@ -253,7 +254,13 @@ class BotPool:
     def _crash(self, st: _BotState, message: str, *, no_show: bool = False) -> None:
         st.crashes += 1
         st.no_shows += no_show
-        self.on_event(message)
+        if message == st.last_crash:   # the whole message once; the log has every one
+            log.info("%s", message)
+            self.on_event(f"bot {st.entry.name!r} again: the same as before (crash "
+                          f"{st.crashes}; max_crashes = {self.max_crashes})")
+        else:
+            self.on_event(message)
+        st.last_crash = message
         if st.crashes >= self.max_crashes and not st.disqualified:
             n = st.crashes
             if st.no_shows == n:
@@ -413,6 +420,15 @@ class BotPool:
         if waiting:
             await asyncio.wait([asyncio.ensure_future(w) for w in waiting], timeout=grace_s)
         await asyncio.gather(*(self._discard(inst) for inst in live), return_exceptions=True)
+
+
+def _lost(name: str, forfeit: Forfeit | None) -> str:
+    """How a bot was lost mid-match, from its forfeit (``"crashed: the bot's process died
+    (exit status 139 (128 + SIGSEGV)); last line of its output: ..."``)."""
+    if forfeit is None or forfeit.kind is not FaultKind.DISCONNECT:
+        return "disconnected or crashed"
+    detail = forfeit.detail.removeprefix("disconnect: ").removeprefix(f"bot {name!r}: ")
+    return f"{'crashed' if 'process died' in detail else 'disconnected'}: {detail}"
 
 
 def _stamp() -> str:
