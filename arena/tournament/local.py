@@ -124,9 +124,7 @@ class LocalExecutor:
         remote = [b.name for b in self.bots if b.remote]
         if remote:  # shown even with --quiet: remote bots need the address
             # the token in the environment: a --token argument is readable in /proc
-            print(f"arena listening on {address}; remote bots ({', '.join(remote)}) join "
-                  f"with ARENA_TOKEN=<their token> in their environment and --arena "
-                  f"{address}", file=sys.stderr, flush=True)
+            print(listening_line(address, cfg, remote), file=sys.stderr, flush=True)
         self.launcher = Launcher(cfg.sandbox, self.bots, socket=self.sockdir.socket,
                                  hide=self.hide, on_event=self.on_event)
         # spawned bots dial the Unix socket (plaintext in a private 0700 directory: no TLS
@@ -156,6 +154,23 @@ class LocalExecutor:
             finally:
                 if self.sockdir is not None:
                     self.sockdir.close()
+
+
+def listening_line(address: str, cfg: TournamentConfig, remote: Sequence[str]) -> str:
+    """``arena listening on HOST:PORT (TLS); remote bots (...) join with ...``: the address,
+    whether the port speaks TLS (and wants client certificates), and what a remote bot's
+    command needs."""
+    server = cfg.server
+    if server.tls_cert is None:
+        how, flags = "plaintext: tokens travel in clear", ""
+    elif server.client_ca is None:
+        how, flags = "TLS", " --tls-ca CA.pem"
+    else:
+        how, flags = "TLS, client certificates required", \
+            " --tls-ca CA.pem --tls-cert BOT.pem --tls-key BOT.key"
+    return (f"arena listening on {address} ({how}); remote bots ({', '.join(remote)}) join "
+            f"with ARENA_TOKEN=<their token> in their environment and --arena {address}"
+            + flags)
 
 
 def sandbox_banner(cfg: TournamentConfig) -> str:
