@@ -94,8 +94,8 @@ def test_bot_crash_is_a_bot_fault_counted_on_the_driver(tmp_path, capfd, ray_2cp
     assert sum("disconnect" in x for x in reasons) == 2          # crashed in 2 matches
     assert sum("disqualified after 2 crashes" in x for x in reasons) == 4
     assert len(outcome.disqualifications) == 1 and "'bad'" in outcome.disqualifications[0]
-    assert f"bot 'bad' disconnected or crashed (log: {tmp_path / 'o' / 'logs' / 'bad.log'})" \
-        in err
+    assert f"bot 'bad' crashed: the bot's process died (exit status 3) (log: " \
+        f"{tmp_path / 'o' / 'logs' / 'bad.log'})" in err
     assert (tmp_path / "o" / "logs" / "bad.log").read_text().count("=== ") >= 2  # came back
 
 
