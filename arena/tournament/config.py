@@ -20,6 +20,7 @@ Example (see ``examples/sample.toml``)::
     max_faults = 3                  # a bot forfeits a match at its 3rd fault in it
     max_crashes = 3                 # a bot is disqualified at its 3rd crash / failed start
     register_timeout_s = 20         # to connect after a start; remote bots: wait per match
+    # ([tournament] start_after = 600: wait up to 10 minutes for every remote bot first)
     [server]
     bind = "127.0.0.1:0"            # port 0 = ephemeral
     tls_cert = "server.pem"         # optional: serve TLS (PEM chain + key; both or neither)
@@ -109,6 +110,10 @@ class TournamentSection(_Strict):
     #: what ``arena run`` plays: the round-robin of ``schedule``, or the SPRT gauntlet of the
     #: ``[gauntlet]`` section (as ``arena gauntlet``)
     mode: Literal["round-robin", "gauntlet"] = "round-robin"
+    #: the lobby: seconds ``arena run`` waits, before its first match, for every remote bot
+    #: with a match to play to connect (None: ``[faults] register_timeout_s``; ``arena run
+    #: --wait-remote`` overrides it); see :mod:`.lobby`
+    start_after: StrictInt | StrictFloat | None = Field(default=None, ge=0, le=7 * 86_400)
 
     @model_validator(mode="after")
     def _meetings_need_balanced(self) -> TournamentSection:

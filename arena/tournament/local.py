@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UserError
@@ -28,7 +29,8 @@ from ..sandbox.launch import EXIT_SETTLE_S, LOG_NAMES, SANDBOX_STOP
 from ..sandbox.config import auto_fallback_warning, describe, effective, resolve
 from .config import BotEntry, TournamentConfig
 from .executor import PlayedMatch, played_from_result
-from .pool import BotPool, ProcessTracker, last_log_line
+from .lobby import LobbyState, wait_for_remote
+from .pool import AbsentBot, BotPool, ProcessTracker, last_log_line
 from .preflight import preflight
 from .processes import describe_exit
 from .schedule import ScheduledMatch
@@ -69,11 +71,34 @@ def max_connections(cfg: TournamentConfig, slots: int | None = None,
     return 2 * instances + MAX_UNREGISTERED
 
 
+class MatchDeferred(Exception):
+    """A match was not played: a remote bot of it is absent (did not connect; see
+    :mod:`.lobby`). Nothing is stored: the match stays pending for a later run."""
+
+    def __init__(self, match_id: str, absent: Sequence[str]) -> None:
+        super().__init__(f"match {match_id} deferred: {', '.join(map(repr, absent))} "
+                         "not connected")
+        self.match_id, self.absent = match_id, tuple(absent)
+
+
+@dataclass(frozen=True)
+class LobbyPlan:
+    """Before the first match, wait up to ``limit_s`` seconds for the remote ``bots`` (those
+    with a pending match) to connect; ``publish`` gets each :class:`~.lobby.LobbyState`
+    (None at the end): see :mod:`.lobby`."""
+
+    bots: tuple[str, ...]
+    limit_s: float
+    publish: Callable[[LobbyState | None], None] = lambda state: None
+
+
 class LocalExecutor:
     """Plays matches in this process: the pre-flight check, one gRPC server, one bot pool
     with ``slots`` instances per bot (``tournament.concurrency`` unless given). A Ray worker
     runs one per actor. The bots started are the config's (a gauntlet's config has the twin
-    of a one-bot field among them).
+    of a one-bot field among them). ``lobby``: wait for remote bots before the first match;
+    ``defer_absent``: a match with an absent remote bot raises :class:`MatchDeferred` from
+    :meth:`play` instead of being played with its seat forfeited (:mod:`.lobby`).
 
     Raises (from ``start``): PreflightError, ServerStartError.
     """
@@ -83,8 +108,11 @@ class LocalExecutor:
                  on_warning: Callable[[str], None] | None = None,
                  tracker: ProcessTracker | None = None,
                  events: EventSink | None = None,
-                 hide: list[Path] | None = None) -> None:
+                 hide: list[Path] | None = None, lobby: LobbyPlan | None = None,
+                 defer_absent: bool = False) -> None:
         self.cfg = cfg
+        self.lobby = lobby
+        self.defer_absent = defer_absent
         self.bots = list(cfg.bots)
         #: directories no sandboxed bot may see (the output directory; default: the logs)
         self.hide = hide if hide is not None else [log_dir]
@@ -134,12 +162,28 @@ class LocalExecutor:
                             max_crashes=cfg.faults.max_crashes, on_event=self.on_event,
                             tracker=self.tracker,
                             extra_env={} if server.unix_address else cfg.server.bot_env(),
-                            launcher=self.launcher)
+                            launcher=self.launcher, defer_absent=self.defer_absent)
+        if self.lobby is not None and self.lobby.bots:
+            await self._wait_in_lobby(self.lobby, self.pool, server)
+
+    async def _wait_in_lobby(self, lobby: LobbyPlan, pool: BotPool, server: ArenaServer) -> None:
+        """The lobby (:mod:`.lobby`): its lines on stderr (shown even with ``--quiet``, as
+        the address is), the bots that did not come marked absent in ``pool``."""
+        def say(text: str) -> None:
+            print(f"arena: {text}", file=sys.stderr, flush=True)
+        entries = [b for b in self.bots if b.name in lobby.bots]
+        absent = await wait_for_remote(server, entries, lobby.limit_s, say, lobby.publish)
+        for name in absent:
+            pool.mark_absent(name, f"remote bot {name!r} did not connect within "
+                                   f"{lobby.limit_s:g} s")
 
     async def play(self, m: ScheduledMatch) -> PlayedMatch:
         """Play ``m`` (after :meth:`start`). Raises RuntimeError when not started."""
         if self.pool is None or self.launcher is None:
             raise RuntimeError("LocalExecutor.play before start")
+        absent = self.pool.absent_now(m.seats) if self.defer_absent else []
+        if absent:
+            raise MatchDeferred(m.match_id, absent)
         result, usage = await _play_one(self.cfg, self.rules, m, self.pool, self.launcher,
                                         self.events)
         return await asyncio.to_thread(played_from_result, m, result, usage)
@@ -241,6 +285,11 @@ async def _play_one(cfg: TournamentConfig, rules: RulesConfig, m: ScheduledMatch
                      time_ms=cfg.time.per_decision_ms, grace_ms=cfg.time.grace_ms,
                      time_bank_ms=cfg.time.bank_ms or None, max_faults=cfg.faults.max_faults)
     leased = await pool.acquire(m.seats)
+    absent = [name for name, _, bot in leased if isinstance(bot, AbsentBot)]
+    if absent:           # a remote bot did not come (defer_absent): nothing is played
+        for name, inst, _ in leased:
+            await pool.release(name, inst, None)
+        raise MatchDeferred(m.match_id, absent)
     result = None
     try:
         procs = [inst.proc if inst is not None else None for _, inst, _ in leased]
