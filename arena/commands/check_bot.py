@@ -180,16 +180,13 @@ async def _check(args: argparse.Namespace, argv: list[str], presets: list[str],
         return await run_suite(stream, presets, time_ms=args.time_ms, grace_ms=args.grace_ms,
                                bot=label, wait_exit=wait_exit if proc else None)
     finally:
+        from ..tournament.local import close_transport
         try:
             if proc is not None and proc.returncode is None:
                 from ..tournament.processes import terminate
                 await terminate(proc)
-            if launcher is not None:
-                await launcher.close()
-            await server.stop()
         finally:
-            if sockdir is not None:
-                sockdir.close()
+            await close_transport(launcher, server, sockdir)
 
 
 async def _registered(server: CheckServer, proc: asyncio.subprocess.Process | None,

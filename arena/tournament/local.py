@@ -13,9 +13,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from ..errors import UserError
 from ..events import EventSink, decision_hook
@@ -234,13 +235,24 @@ async def _shutdown(pool: BotPool, server: ArenaServer, launcher: Launcher | Non
     try:
         await pool.close()
     finally:
-        try:
-            if launcher is not None:
-                await launcher.close()
-            await server.stop()
-        finally:
-            if sockdir is not None:
-                sockdir.close()
+        await close_transport(launcher, server, sockdir)
+
+
+class _Stoppable(Protocol):
+    def stop(self) -> Awaitable[None]: ...
+
+
+async def close_transport(launcher: Launcher | None, server: _Stoppable,
+                          sockdir: SocketDir | None) -> None:
+    """After the bots: stop supervising them, stop the gRPC server, remove the Unix socket's
+    directory (that last even when a step before it failed); also ``arena check-bot``'s."""
+    try:
+        if launcher is not None:
+            await launcher.close()
+        await server.stop()
+    finally:
+        if sockdir is not None:
+            sockdir.close()
 
 
 async def _name_lost_seats(result: MatchOutcome, procs: Sequence[object | None],

