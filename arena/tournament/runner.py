@@ -4,9 +4,10 @@ matches) -> records + results -> standings (issue 4).
 :func:`run_tournament` locks the output directory (:mod:`.outdir`, whose docstring gives its
 layout), sweeps what a killed arena left, plays the pending matches of the schedule ``slots`` at
 a time on a match executor (:class:`~arena.tournament.local.LocalExecutor`, or Ray's), stores
-each finished match whole (record, then row) and writes the standings. What happens is
-reported as progress events (:mod:`.reporter`) and, for the live page, as
-:mod:`arena.events`.
+each finished match whole (record, then row) and writes the standings. Remote bots are waited
+for in a lobby before the first match; the matches of one that does not come are left pending
+for a later run, not stored (:mod:`.lobby`). What happens is reported as progress events
+(:mod:`.reporter`) and, for the live page, as :mod:`arena.events`.
 
 Every spawned bot process is ended on a normal end, an error, Ctrl-C or SIGTERM (the CLI turns
 SIGTERM into cancellation, which runs the ``finally`` blocks here).

@@ -266,7 +266,7 @@ async def keep_fresh(state: LiveState, bus: EventBus, poll_s: float = 1.0,
                 else:
                     snap = await asyncio.to_thread(state.refresh)
                     took = time.perf_counter() - t0
-                last = key
+                last = (snap.done, key[1])     # matches stored during it are in it
                 bus.publish(StandingsChanged(snap.done, snap.scheduled))
                 await asyncio.sleep(min(max(took * REST_FACTOR, MIN_REST_S), MAX_REST_S))
         except StoreError:

@@ -143,7 +143,11 @@ def test_arena_run_writes_one_table_per_csv_and_notes(tmp_path, capsys):
     assert main(["run", str(tmp_path / "t.toml"), "--out", str(out), "--quiet"]) == 0
     stdout = capsys.readouterr().out
     assert "note: every bot played only 2 duplicate blocks, fewer than 10" in stdout
-    assert "rating [95% CI]: Elo scale, mean 1500" in stdout
+    # the legend once, in standings.md; on the terminal a line pointing there
+    assert "Elo scale, mean 1500" not in stdout
+    assert f"(legend: -v or {out / 'standings.md'}; --wide adds the time and memory " \
+        "columns)" in stdout
+    assert "- rating \\[95% CI\\]: Elo scale, mean 1500" in (out / "standings.md").read_text()
     assert "12 matches played now" in stdout
     for name, header in (("standings.csv", ",".join(STANDING_COLUMNS) + ",note"),
                          ("los.csv", "a,b,los"),
@@ -156,9 +160,11 @@ def test_arena_run_writes_one_table_per_csv_and_notes(tmp_path, capsys):
     assert main(["ratings", str(out), "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [b["bot"] for b in data["bots"]] and data["notes"][0].startswith("note: every bot")
-    # one more (resumed) run plays nothing: "0 matches"
-    assert main(["run", str(tmp_path / "t.toml"), "--out", str(out), "--quiet"]) == 0
-    assert "0 matches played now, 12 resumed" in capsys.readouterr().out
+    # one more (resumed) run plays nothing: "0 matches"; -v shows the legend on the terminal
+    assert main(["run", str(tmp_path / "t.toml"), "--out", str(out), "--quiet", "-v"]) == 0
+    again = capsys.readouterr().out
+    assert "0 matches played now, 12 resumed" in again
+    assert "rating [95% CI]: Elo scale, mean 1500" in again and "(legend: " not in again
     assert wait_no_processes(tag) == []
 
 
