@@ -15,12 +15,13 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from . import __version__
 from .commands import _logging
 from .errors import UserError
 from .safetext import printable
+from .wording import did_you_mean
 
 #: modules providing ``add_parser(subparsers)``, in help order
 COMMAND_MODULES = (
@@ -40,6 +41,19 @@ COMMAND_MODULES = (
 class _Parser(argparse.ArgumentParser):
     """argparse with the CLI's error format: one ``arena: error:`` line, exit status 2
     (subcommand parsers inherit it)."""
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        """argparse's check of a ``choices`` value (a subcommand, ``--format``) plus the
+        closest choice: ``invalid choice: 'rnu' (did you mean 'run'?) (choose from ...)``."""
+        if action.choices is not None and value not in action.choices \
+                and isinstance(value, str):
+            names = [str(c) for c in action.choices]
+            hint = did_you_mean(value, names)
+            if hint:
+                raise argparse.ArgumentError(
+                    action, f"invalid choice: {value!r}{hint} (choose from "
+                    f"{', '.join(map(repr, names))})")
+        super()._check_value(action, value)
 
     def error(self, message: str) -> NoReturn:
         where = "" if self.prog == "arena" else f"{self.prog}: "   # no "arena: error: arena:"

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import os
 import signal
 from collections import Counter
@@ -179,7 +180,7 @@ class RayExecutor:
         before = signal.getsignal(signal.SIGTERM)   # ray.init replaces it with sys.exit
         try:
             if address == "local":
-                ray.init(include_dashboard=False, **kwargs)
+                ray.init(include_dashboard=False, num_cpus=self._private_cpus(), **kwargs)
             else:
                 ray.init(address=address, **kwargs)
         except (ConnectionError, RuntimeError, ValueError, TypeError, TimeoutError) as exc:
@@ -192,6 +193,20 @@ class RayExecutor:
             if before is not None:
                 signal.signal(signal.SIGTERM, before)   # the CLI's clean shutdown again
         self._owns_ray = True
+
+    def _private_cpus(self) -> int:
+        """The logical CPUs of a private Ray instance (``address = "local"``): this machine's,
+        or as many as ``slots`` workers of 3 bots x ``cpus_per_bot`` need when that is more
+        (Ray's CPUs are a count for placing actors; the bots then share the real cores, as
+        with the local backend); said in one message when it is more."""
+        cores = os.cpu_count() or 1
+        need = math.ceil(self.slots * 3 * float(self.cluster.cpus_per_bot))
+        if need > cores:
+            self.on_event(f"private Ray instance: {need} logical CPUs, for {self.slots} "
+                          f"worker{'s' if self.slots > 1 else ''} x 3 bots x cpus_per_bot "
+                          f"{self.cluster.cpus_per_bot:g} (this machine has {cores}: the bots "
+                          "share its cores)")
+        return max(cores, need)
 
     def _check_room(self, ray: ModuleType, need: float) -> None:
         cpus = [n.get("Resources", {}).get("CPU", 0.0) for n in ray.nodes() if n.get("Alive")]

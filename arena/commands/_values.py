@@ -15,9 +15,12 @@ import argparse
 import re
 import shlex
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from ..errors import UserError
-from ..tournament.config import TournamentConfig, config_problems
+
+if TYPE_CHECKING:
+    from ..tournament.config import TournamentConfig
 
 #: an integer as the CLI accepts it: ASCII digits, optional sign (Python's int() limit)
 _INT = re.compile(r"[+-]?[0-9]{1,4000}")
@@ -111,15 +114,16 @@ def play_config(commands: Sequence[str], *, preset: str, seed: str, sets: Sequen
         "time": {"per_decision_ms": cli_scalar(time_ms), "grace_ms": cli_scalar(grace_ms)},
         "bots": [{"name": n, "command": a} for n, a in zip(names, argvs, strict=True)],
         "sandbox": {**({"mode": sandbox} if sandbox is not None else {}),
-                    **_limits(limits)},
+                    **sandbox_fields(limits)},
     }
+    from ..tournament.config import config_problems   # pydantic: not at `arena --help`
     cfg, problems = config_problems(data, rename=_flag)
     if cfg is None:
         raise UserError("\n".join(f"{where}: {msg}" for where, msg in problems))
     return cfg
 
 
-def _limits(items: Sequence[str]) -> dict[str, object]:
+def sandbox_fields(items: Sequence[str]) -> dict[str, object]:
     """``--limit`` texts -> ``[sandbox]`` fields (``ro_paths=/a,/b``: a list of paths)."""
     out: dict[str, object] = dict(parse_sets(
         [i for i in items if not i.strip().startswith("ro_paths=")], flag="--limit"))

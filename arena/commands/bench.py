@@ -7,7 +7,6 @@ import argparse
 
 from ..errors import UserError
 from ._values import cli_int
-from ..rules import PRESETS
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -75,8 +74,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def run_engine(args: argparse.Namespace) -> int:
     """Print the engine benchmark's figures; exit code 0."""
     from ..bench.engine import bench_engine
+    from ..rules import PRESETS
     if args.preset not in PRESETS:
-        raise UserError(f"unknown preset {args.preset!r}; valid presets: {', '.join(PRESETS)}")
+        from ..wording import unknown_choice
+        raise UserError(unknown_choice("preset", args.preset, PRESETS))
     if args.matches < 1:
         raise UserError("--matches must be at least 1")
     for line in bench_engine(args.preset, args.matches, args.seed).lines():

@@ -5,12 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import UserError
 from ..safetext import printable
-from ..tournament.config import TournamentConfig, load_config
 from ._signals import Interrupted, run_resumable
 from .run import add_ray_option, never_started_status, run_directory, with_ray
+
+if TYPE_CHECKING:
+    from ..tournament.config import TournamentConfig
 
 EPILOG = """\
 The config is a tournament config with a [gauntlet] section:
@@ -52,6 +55,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def run(args: argparse.Namespace) -> int:
     """Run the gauntlet (see :func:`play_gauntlet`); the arena's log is appended to
     ``OUT/arena.log``."""
+    from ..tournament.config import load_config   # pydantic: not at `arena --help`
     cfg = load_config(args.config)
     if cfg.gauntlet is None:
         raise UserError(f"{args.config}: no [gauntlet] section (see `arena gauntlet --help`); "

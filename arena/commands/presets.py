@@ -12,11 +12,13 @@ import argparse
 import json
 from typing import Any
 
-from tabulate import tabulate
+from typing import TYPE_CHECKING
 
 from ..errors import UserError
-from ..rules import RulesConfig
-from ..rules.config import OPTION_NAMES, PRESETS, make_config
+from ..wording import unknown_choice
+
+if TYPE_CHECKING:
+    from ..rules import RulesConfig
 
 SEATS = ("Seats of a hand: S0 = the dealer, S1 = the first to play after the dealer, "
          "S2 = the third player. Override options in a config's [rules] or with "
@@ -99,9 +101,12 @@ def shown(cfg: RulesConfig, option: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Print the presets table (or one preset's options); exit code 0."""
+    from tabulate import tabulate
+
+    from ..rules.config import OPTION_NAMES, PRESETS, make_config
     names = [args.name] if args.name else list(PRESETS)
     if args.name and args.name not in PRESETS:
-        raise UserError(f"unknown preset {args.name!r}; valid presets: {', '.join(PRESETS)}")
+        raise UserError(unknown_choice("preset", args.name, PRESETS))
     if args.json:
         print(json.dumps({n: make_config(n).options() for n in names}, indent=2))
         return 0

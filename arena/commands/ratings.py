@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from ..errors import UserError
 from ._values import cli_int
-from ..ratings import DEFAULT_BOOTSTRAP, RatingsInputError, format_report, rate
-from ..ratings.formatting import Section
-from ..tournament.proctable import never_started
-from ..tournament.store import open_existing
+if TYPE_CHECKING:
+    from ..ratings.formatting import Section
+
+#: ``--bootstrap`` default, the ratings module's DEFAULT_BOOTSTRAP (a test holds them equal);
+#: written here so that ``arena --help`` does not import numpy/scipy
+BOOTSTRAP_DEFAULT = 1000
 
 
 ELO_SCALE_HELP = """\
@@ -42,7 +45,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--format", choices=("md", "csv", "json"), default="md")
     p.add_argument("--table", choices=("ratings", "los", "headtohead"), default=None,
                    help="only this table (md, csv; csv holds one table: ratings by default)")
-    p.add_argument("--bootstrap", type=cli_int(0, 100_000), default=DEFAULT_BOOTSTRAP,
+    p.add_argument("--bootstrap", type=cli_int(0, 100_000), default=BOOTSTRAP_DEFAULT,
                    help="bootstrap resamples (0 = none; default %(default)s)")
     p.add_argument("--seed", type=cli_int(0), default=0, help="bootstrap seed")
     p.set_defaults(func=run)
@@ -50,6 +53,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     """Print the ratings report; exit 0, or 2 with one line on a user mistake."""
+    from ..ratings import RatingsInputError, format_report, rate   # numpy/scipy: only here
+    from ..tournament.proctable import never_started
+    from ..tournament.store import open_existing
     with open_existing(args.dir) as store:
         rows = store.results()
         absent = never_started(store.db)

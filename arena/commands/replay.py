@@ -22,15 +22,16 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ..errors import UserError
 from ..wording import plural
 from ._values import cli_int
-from ..records import (MatchRecord, RecordError, read_record, render_html, render_text,
-                       verify_record)
 from ..atomic import atomic_write_bytes
-from ..records.text import clean
+from ..safetext import printable as clean   # = records.text.clean
+
+if TYPE_CHECKING:
+    from ..records import MatchRecord
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -99,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the command; see the module docstring for output and exit codes."""
     if args.json and not args.verify:
         raise UserError("--json goes with --verify (the replay itself is text or --html)")
+    from ..records import RecordError, read_record, render_html, render_text, verify_record
     path = _record_file(args.record)
     if args.html and Path(args.html).resolve() == path.resolve():
         raise UserError(f"--html {args.html} would overwrite the record itself")

@@ -11,14 +11,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserError
-from ..events import EventSink
 from ..safetext import printable
 from ..wording import plural
-from ..tournament.config import TournamentConfig, load_config, with_cluster
-from ..tournament.standings import format_standings
 from ._signals import Interrupted, run_resumable
 
 if TYPE_CHECKING:
+    from ..events import EventSink
+    from ..tournament.config import TournamentConfig
     from ..tournament.runner import TournamentOutcome
 
 
@@ -39,6 +38,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--json", action="store_true",
                    help="print the summary (standings, match counts, disqualifications) as "
                    "one line of JSON instead of the table")
+    p.add_argument("--wait-remote", type=_seconds, metavar="SECONDS",
+                   help="wait up to SECONDS, before the first match, for every remote bot to "
+                   "connect (default: [tournament] start_after, else register_timeout_s); a "
+                   "remote bot that does not come has its matches left for a later run")
+    p.add_argument("--wide", action="store_true",
+                   help="standings with every column (ms/decision, CPU ms/decision, peak "
+                   "MiB: wider than 100 characters); -v adds the legend")
     add_ray_option(p)
     p.add_argument("--web", metavar="[HOST:]PORT",
                    help="serve the live tournament page while it runs (default host "
@@ -52,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
     instead (:mod:`.gauntlet`). Exit 0, 2 on a user mistake (bad config, a bot command that
     cannot start), 3 when a bot never started (or a remote bot never connected), 128+N when
     stopped by signal N."""
+    from ..tournament.config import load_config
     cfg = load_config(args.config)
     gauntlet = cfg.tournament.mode == "gauntlet"
     if cfg.gauntlet is not None and not gauntlet:
@@ -61,6 +68,9 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"{args.config}: --web and --json are for round-robins; "
                         "mode = \"gauntlet\" prints the SPRT lines and writes OUT/sprt.json")
     cfg = with_ray(args, cfg)
+    if args.wait_remote is not None:
+        cfg = cfg.model_copy(update={"tournament": cfg.tournament.model_copy(
+            update={"start_after": args.wait_remote})})
     web = _web_address(args.web)    # a bad --web value is refused before anything is written
     out = Path(args.out) if args.out else Path("runs") / Path(args.config).stem
     with run_directory(args, out):
@@ -81,6 +91,7 @@ def with_ray(args: argparse.Namespace, cfg: TournamentConfig) -> TournamentConfi
     """
     if getattr(args, "ray", None) is None:
         return cfg
+    from ..tournament.config import with_cluster
     fields = {"backend": "ray", **({"address": args.ray} if args.ray else {})}
     return with_cluster(cfg, args.config, **fields)
 
@@ -116,6 +127,7 @@ def _run(args: argparse.Namespace, cfg: TournamentConfig, out: Path,
          web: tuple[str, int] | None) -> int:
     from ..inflight import journaled
     from ..tournament.runner import run_tournament
+    from ..tournament.standings import format_standings   # numpy/scipy: only when run
 
     def tournament(sink: EventSink | None = None) -> Coroutine[Any, Any, TournamentOutcome]:
         # the matches in flight go to OUT/live/ too, for arena serve in another process
@@ -140,21 +152,49 @@ def _run(args: argparse.Namespace, cfg: TournamentConfig, out: Path,
         print(dumps({**json.loads(format_standings(outcome.standings, "json")),
                      "played_now": outcome.played_now, "already_done": outcome.already_done,
                      "scheduled": outcome.scheduled, "faults": outcome.faults,
-                     "disqualifications": list(outcome.disqualifications), "out": str(out)}),
+                     "disqualifications": list(outcome.disqualifications),
+                     "left_for_later": dict(outcome.left_for_later), "out": str(out)}),
               end="")
     else:
-        print(format_standings(outcome.standings, "text"), end="")
+        verbose = bool(getattr(args, "verbose", 0))
+        print(format_standings(outcome.standings, "text", wide=args.wide, legend=verbose),
+              end="")
+        if not verbose:
+            print(f"\n(legend: -v or {out / 'standings.md'}"
+                  + ("" if args.wide else "; --wide adds the time and memory columns") + ")")
     for line in outcome.disqualifications:   # they may quote a bot's log line
         print(f"arena: warning: bot {printable(line)}", file=sys.stderr)
     if outcome.disqualifications:
         print("arena: warning: their remaining matches were forfeited; after fixing the bot, "
               "run again with a fresh --out directory (this one keeps the forfeits)",
               file=sys.stderr)
+    left = dict(outcome.left_for_later)
+    for name, count in left.items():
+        print(f"arena: remote bot {printable(repr(name))} did not connect: "
+              f"{plural(count, 'match')} with it {'was' if count == 1 else 'were'} not played "
+              "(nothing stored); run the same command again when it can connect (--wait-remote "
+              "SECONDS waits longer for it)", file=sys.stderr)
     if not args.json:
+        later = sum(left.values())
         print(f"\n{plural(outcome.played_now, 'match')} played now, {outcome.already_done} "
-              f"resumed from earlier runs, {outcome.scheduled} scheduled; results in {out}/ "
-              f"(standings.md/.csv/.json, los.csv, headtohead.csv, records/, logs/, arena.log)")
-    return never_started_status(outcome.never_started)
+              f"resumed from earlier runs, {outcome.scheduled} scheduled"
+              + (f", {later} left for a later run" if later else "")
+              + f"; results in {out}/ (standings.md/.csv/.json, los.csv, headtohead.csv, "
+              "records/, logs/, arena.log)")
+    code = never_started_status(tuple((n, r) for n, r in outcome.never_started
+                                      if n not in left))
+    return code or (EXIT_BOT_NEVER_STARTED if left else 0)
+
+
+def _seconds(text: str) -> float:
+    """``--wait-remote``: seconds, 0 to a week."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not 0 <= value <= 7 * 86_400:
+        raise argparse.ArgumentTypeError(f"expected 0 to 604800 seconds, got {text}")
+    return value
 
 
 def _web_address(text: str | None) -> tuple[str, int] | None:

@@ -86,17 +86,22 @@ class CheckServer:
     """A gRPC server for one bot (see the module docstring).
 
     Args:
-        bind: ``HOST:PORT`` (port 0: any free port). token: the token the bot must present.
+        bind: ``HOST:PORT`` (port 0: any free port), or None for no TCP port.
+        token: the token the bot must present.
+        unix_socket: also (or only) listen on this Unix socket path, as the arena does for
+            the bots it starts (in a private directory: :class:`arena.sandbox.SocketDir`).
     """
 
-    def __init__(self, bind: str, token: str) -> None:
-        self.bind, self.token = bind, token
+    def __init__(self, bind: str | None, token: str, *, unix_socket: str | None = None) -> None:
+        if bind is None and unix_socket is None:
+            raise ValueError("CheckServer needs a TCP address or a Unix socket")
+        self.bind, self.token, self.unix_socket = bind, token, unix_socket
         self.port: int | None = None
         self._server: grpc.aio.Server | None = None
         self._stream: asyncio.Future[BotStream] | None = None
 
     async def start(self) -> int:
-        """Listen; returns the port.
+        """Listen; returns the TCP port (0 without one).
 
         Raises:
             ServerStartError: the address cannot be bound.
@@ -106,13 +111,18 @@ class CheckServer:
         server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, {
             "Play": grpc.stream_stream_rpc_method_handler(
                 self._play, request_deserializer=None, response_serializer=None)}),))
+        port, where = 0, self.bind
         try:
-            port: int = server.add_insecure_port(self.bind)
+            if self.bind is not None:
+                port = server.add_insecure_port(self.bind)
+            if self.unix_socket is not None:
+                where = f"unix:{self.unix_socket}"
+                server.add_insecure_port(where)
         except RuntimeError as exc:
-            raise ServerStartError(f"cannot listen on {self.bind!r}: {exc}") from None
+            raise ServerStartError(f"cannot listen on {where!r}: {exc}") from None
         await server.start()
         self._server, self.port = server, port
-        if not is_loopback(self.bind):
+        if self.bind is not None and not is_loopback(self.bind):
             logging.getLogger("arena.conformance").warning(
                 "listening on %s without TLS: the token travels in clear", self.bind)
         return port

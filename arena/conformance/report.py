@@ -8,7 +8,7 @@ import json
 import numpy as np
 from tabulate import tabulate
 
-from .suite import SuiteReport
+from .suite import NOT_RUN, SuiteReport
 
 
 def latency_summary(values_ms: list[float]) -> dict[str, float | int]:
@@ -30,8 +30,10 @@ def render_table(report: SuiteReport) -> str:
     text = f"conformance check of {report.bot}\n"
     text += tabulate(rows, headers=("result", "check", "reason"), tablefmt="simple",
                      maxcolwidths=[None, 56, 80]) + "\n"
-    counts = {s: sum(r.status == s for r in report.results) for s in ("PASS", "FAIL", "SKIP")}
+    counts = {s: sum(r.status == s for r in report.results)
+              for s in ("PASS", "FAIL", "SKIP", NOT_RUN)}
     text += f"\n{counts['PASS']} passed, {counts['FAIL']} failed, {counts['SKIP']} skipped"
+    text += f", {counts[NOT_RUN]} not run" if counts[NOT_RUN] else ""
     lat = latency_summary(report.latencies_ms)
     if lat:
         text += (f"; latency over {lat['count']} decisions: p50 {lat['p50']:.2f} ms, p90 "
@@ -41,8 +43,13 @@ def render_table(report: SuiteReport) -> str:
 
 
 def render_json(report: SuiteReport) -> str:
-    """The report as one line of JSON: ``bot``, ``passed``, ``registered``, ``exit_status``,
-    ``checks`` (``name``, ``status``, ``reason``, ``latency_ms``), ``latency_ms``."""
+    """The report as one line of JSON (keys documented in docs/protocol.md 11.13): ``bot``
+    (the command, or the remote address), ``passed`` (no line FAIL or NOT RUN),
+    ``registered`` (``name``, ``version``, ``client`` as the bot registered), ``exit_status``
+    (after Goodbye; null for a remote bot or one still running), ``checks`` (each ``name``,
+    ``status`` PASS / FAIL / SKIP / NOT RUN, ``reason``, ``latency_ms``) and ``latency_ms``
+    over every answer (``count``, ``p50``, ``p90``, ``p99``, ``max`` in ms; {} without
+    answers)."""
     return json.dumps({
         "bot": report.bot, "passed": report.passed, "registered": report.registered,
         "exit_status": report.exit_status,

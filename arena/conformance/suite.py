@@ -12,7 +12,8 @@ within :data:`EXIT_WAIT_S`; not checked for a remote bot).
 
 An answer passes when it arrives within ``time_ms + grace_ms``, names the request, and its
 action text is one of ``view.legal_actions`` (compared as the arena does). Once the stream has
-ended, the remaining lines fail as "not run".
+ended, the remaining lines are "NOT RUN" (not failures of their own: the line that ended the
+stream failed).
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ _NAMES = ["checker-0", "checker-1", "checker-2"]
 
 @dataclass
 class CheckResult:
-    """One line of the report. ``status``: ``"PASS"``, ``"FAIL"`` or ``"SKIP"``;
+    """One line of the report. ``status``: ``"PASS"``, ``"FAIL"``, ``"SKIP"`` (not applicable
+    here, e.g. no position found) or ``"NOT RUN"`` (the stream had ended before it);
     ``latencies_ms``: the round trips of its decisions, milliseconds."""
 
     name: str
@@ -59,11 +61,15 @@ class SuiteReport:
 
     @property
     def passed(self) -> bool:
-        return all(r.status != "FAIL" for r in self.results)
+        return all(r.status not in ("FAIL", NOT_RUN) for r in self.results)
 
     @property
     def latencies_ms(self) -> list[float]:
         return [x for r in self.results for x in r.latencies_ms]
+
+
+#: the status of a check that could not run because the stream had ended
+NOT_RUN = "NOT RUN"
 
 
 class CheckFailed(Exception):
@@ -324,7 +330,7 @@ async def run_suite(stream: BotStream, presets: list[str], *, time_ms: int, grac
             res.status, res.reason = "SKIP", check
             continue
         if ended is not None:
-            res.status, res.reason = "FAIL", f"not run: {ended}"
+            res.status, res.reason = NOT_RUN, ended
             continue
         try:
             await check(drv, res)
@@ -354,7 +360,7 @@ async def _goodbye(drv: _Driver, ended: str | None,
         res.status, res.reason = "FAIL", f"still running {EXIT_WAIT_S:g} s after Goodbye " \
             "(killed)"
     elif ended is not None:
-        res.status, res.reason = "FAIL", f"not run: {ended}; the bot exited with status {status}"
+        res.status, res.reason = NOT_RUN, f"{ended}; the bot exited with status {status}"
     elif status != 0:
         res.status, res.reason = "FAIL", f"exit status {status} after Goodbye"
     return res

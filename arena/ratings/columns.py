@@ -49,7 +49,10 @@ _ALL = (
                                "fallback)"),
     Column("forfeits", "forfeits", "matches forfeited (too many faults, a crash or a "
                                    "disqualification)"),
-    Column("ms_per_decision", "ms/decision", "average thinking time per decision, in ms"),
+    Column("ms_per_decision", "ms/decision",
+           "average time per decision as the arena's clock counts it, in ms: from sending the "
+           "request to receiving the answer, so the bot's thinking plus the round trip through "
+           "gRPC and its SDK (0.2-3 ms); the bot's own time is CPU ms/decision"),
     Column("cpu_ms_per_decision", "CPU ms/decision",
            "CPU time of the bot's own processes (user + system) per decision, in ms, from the "
            "sandbox's accounting; - where not measured (a remote bot)"),

@@ -126,7 +126,8 @@ class SeedText(_Model):
 class SeatInfo(_Model):
     """One seat of the match: who played it and how it behaved.
 
-    ``think_ms`` is the bot's total thinking time (milliseconds); ``decisions_asked`` counts the
+    ``think_ms`` is the total of its decisions' ``think_ms`` (the arena's clock: request sent
+    to answer received, milliseconds); ``decisions_asked`` counts the
     decisions the bot was asked (fallback moves of a forfeited seat are not asked).
     """
 
@@ -206,7 +207,8 @@ class DecisionRecord(_Model):
     Attributes:
         seat: who decided; kind: ``"play"``, ``"discard"``, ``"contract"``, ``"exchange-*"``.
         action: the applied action as text (the bot's, or the fallback's when ``fallback``).
-        think_ms: the bot's wall time in milliseconds (None when it was not asked).
+        think_ms: the arena's clock for it, milliseconds: the request sent to the answer
+            received, so the bot's thinking plus the round trip (None when it was not asked).
         fault: ``illegal`` / ``timeout`` / ``malformed`` / ``error`` / ``disconnect`` or None;
         detail: its explanation; fallback: the runner's fallback chose ``action``;
         answer: what the bot answered when rejected (text, may be anything the bot sent).

@@ -20,12 +20,13 @@ Example (see ``examples/sample.toml``)::
     max_faults = 3                  # a bot forfeits a match at its 3rd fault in it
     max_crashes = 3                 # a bot is disqualified at its 3rd crash / failed start
     register_timeout_s = 20         # to connect after a start; remote bots: wait per match
+    # ([tournament] start_after = 600: wait up to 10 minutes for every remote bot first)
     [server]
     bind = "127.0.0.1:0"            # port 0 = ephemeral
     tls_cert = "server.pem"         # optional: serve TLS (PEM chain + key; both or neither)
     tls_key = "server.key"
     client_ca = "clients-ca.pem"    # optional: require client certificates (mutual TLS)
-    tls_ca = "ca.pem"               # optional: CA bots started by the arena verify it with
+    tls_ca = "ca.pem"               # accepted, no effect: started bots use the Unix socket
     [cluster]                       # where matches run (issue 15; docs: README "Ray cluster")
     backend = "local"               # or "ray" (needs the extra: pip install 'arena358[ray]')
     [sandbox]                       # see arena/sandbox/config.py
@@ -41,6 +42,13 @@ Example (see ``examples/sample.toml``)::
 
 Errors are reported as ``FILE: field.path: problem`` (:class:`ConfigError`), one line per
 problem and every problem at once (:mod:`arena.tournament.problems`), never a traceback.
+
+Relative paths in a config file (the ``[server]`` TLS files, ``[cluster] working_dir``, a bot's
+``cwd``) are read from the file's directory, wherever ``arena`` runs (:func:`load_config`;
+:data:`RELATIVE_PATHS`). A bot without ``cwd`` starts in the directory ``arena`` runs in, and
+the relative paths of its command are its own (read from its working directory). With
+``[cluster] working_dir`` a bot's ``cwd`` is a directory inside that shipped copy and is left
+as written.
 """
 
 from __future__ import annotations
@@ -48,6 +56,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import os
 import re
 import tomllib
 from collections.abc import Callable
@@ -61,6 +70,7 @@ from ..errors import UserError
 from ..rules import RulesConfig, config_from_options
 from ..rules.config import PRESETS
 from ..safetext import printable
+from ..wording import unknown_choice
 from ..sandbox.config import BotSandbox, SandboxConfig
 from .problems import MAX_MATCHES, Problem, cross_problems, field_problems
 
@@ -100,6 +110,10 @@ class TournamentSection(_Strict):
     #: what ``arena run`` plays: the round-robin of ``schedule``, or the SPRT gauntlet of the
     #: ``[gauntlet]`` section (as ``arena gauntlet``)
     mode: Literal["round-robin", "gauntlet"] = "round-robin"
+    #: the lobby: seconds ``arena run`` waits, before its first match, for every remote bot
+    #: with a match to play to connect (None: ``[faults] register_timeout_s``; ``arena run
+    #: --wait-remote`` overrides it); see :mod:`.lobby`
+    start_after: StrictInt | StrictFloat | None = Field(default=None, ge=0, le=7 * 86_400)
 
     @model_validator(mode="after")
     def _meetings_need_balanced(self) -> TournamentSection:
@@ -119,7 +133,7 @@ class TournamentSection(_Strict):
     @classmethod
     def _known_preset(cls, v: str) -> str:
         if v not in PRESETS:
-            raise ValueError(f"unknown preset {v!r}; valid presets: {', '.join(PRESETS)}")
+            raise ValueError(unknown_choice("preset", v, PRESETS))
         return v
 
     @field_validator("seed")
@@ -152,12 +166,14 @@ class FaultSection(_Strict):
 
 class ServerSection(_Strict):
     bind: StrictStr = "127.0.0.1:0"
-    #: TLS (PEM files, paths relative to where arena runs): see arena.protocol.tls
+    #: TLS (PEM files; relative paths are read from the config file's directory):
+    #: see arena.protocol.tls
     tls_cert: StrictStr | None = None
     tls_key: StrictStr | None = None
     client_ca: StrictStr | None = None
-    #: the CA that bots started by the arena verify the server with (ARENA_TLS_CA); default
-    #: tls_cert (right for a self-signed certificate)
+    #: the CA that bots started by the arena would verify the server with on TCP
+    #: (ARENA_TLS_CA; default tls_cert). No effect: started bots dial the arena's private
+    #: Unix socket, which is plaintext (:mod:`.local`); accepted for older configs
     tls_ca: StrictStr | None = None
 
     @model_validator(mode="after")
@@ -169,7 +185,8 @@ class ServerSection(_Strict):
         for field in ("tls_cert", "tls_key", "client_ca", "tls_ca"):
             path = getattr(self, field)
             if path is not None and not Path(path).is_file():
-                raise ValueError(f"{field}: no such file: {path}")
+                raise ValueError(f"{field}: no such file: {path} (a relative path is read "
+                                 "from the config file's directory)")
         return self
 
     def tls_config(self) -> TlsConfig | None:
@@ -355,11 +372,48 @@ class TournamentConfig(_Strict):
         return hashlib.sha256(json.dumps(core, sort_keys=True).encode()).hexdigest()
 
 
-def config_problems(data: Any, rename: Callable[[str], str] = lambda where: where
+#: the fields holding a path that a config file gives relative to its own directory
+RELATIVE_PATHS = ("server.tls_cert", "server.tls_key", "server.client_ca", "server.tls_ca",
+                  "cluster.working_dir", "bots[].cwd")
+
+
+def _from_base(value: Any, base: Path) -> Any:
+    """``value`` joined to ``base`` when it is a relative path (anything else as it is)."""
+    if not isinstance(value, str) or not value or "\0" in value or "://" in value \
+            or Path(value).is_absolute():
+        return value
+    return str(base / value)
+
+
+def with_base(data: Any, base: Path) -> Any:
+    """Raw config data with the relative paths of :data:`RELATIVE_PATHS` joined to ``base``
+    (the config file's directory); a bot's ``cwd`` is kept as written when ``[cluster]
+    working_dir`` is set (it is a directory inside that copy). Malformed parts are left to
+    validation."""
+    if not isinstance(data, dict):
+        return data
+    out = dict(data)
+    for section in ("server", "cluster"):
+        if isinstance(out.get(section), dict):
+            out[section] = {k: _from_base(v, base) if f"{section}.{k}" in RELATIVE_PATHS else v
+                            for k, v in out[section].items()}
+    cluster = out.get("cluster")
+    shipped = isinstance(cluster, dict) and cluster.get("working_dir") is not None
+    if isinstance(out.get("bots"), list) and not shipped:
+        out["bots"] = [{**b, "cwd": _from_base(b["cwd"], base)} if isinstance(b, dict)
+                       and "cwd" in b else b for b in out["bots"]]
+    return out
+
+
+def config_problems(data: Any, rename: Callable[[str], str] = lambda where: where,
+                    base: Path | None = None
                     ) -> tuple[TournamentConfig | None, list[Problem]]:
     """Validate raw config data: the config, or None and every problem as ``(where,
     message)`` in the order of the data's sections (see :mod:`arena.tournament.problems`);
-    ``rename`` maps field paths to what the user typed (CLI flags)."""
+    ``rename`` maps field paths to what the user typed (CLI flags); ``base``: the config
+    file's directory, that its relative paths are read from (:func:`with_base`)."""
+    if base is not None:
+        data = with_base(data, base)
     try:
         return TournamentConfig.model_validate(data), []
     except ValidationError as exc:
@@ -373,8 +427,10 @@ def config_problems(data: Any, rename: Callable[[str], str] = lambda where: wher
     return None, [(rename(where), msg) for where, msg in sorted(problems, key=position)]
 
 
-def parse_config(text: str, source: str = "<config>") -> TournamentConfig:
-    """Parse and validate TOML text.
+def parse_config(text: str, source: str = "<config>", base: Path | None = None
+                 ) -> TournamentConfig:
+    """Parse and validate TOML text; ``base``: the directory relative paths are read from
+    (:func:`with_base`; None: as written, i.e. from the directory arena runs in).
 
     Raises:
         ConfigError: one line ``"SOURCE: field: problem"`` per problem, all of them.
@@ -385,7 +441,7 @@ def parse_config(text: str, source: str = "<config>") -> TournamentConfig:
         bom = " (the file starts with a byte-order mark; save it as UTF-8 without BOM)" \
             if text.startswith("\ufeff") else ""
         raise ConfigError(f"{source}: not valid TOML: {exc}{bom}") from None
-    cfg, problems = config_problems(data)
+    cfg, problems = config_problems(data, base=base)
     if cfg is None:
         raise ConfigError("\n".join(f"{source}: {where + ': ' if where else ''}{msg}"
                                      for where, msg in problems))
@@ -393,7 +449,8 @@ def parse_config(text: str, source: str = "<config>") -> TournamentConfig:
 
 
 def load_config(path: str | Path) -> TournamentConfig:
-    """Read and validate a TOML config file.
+    """Read and validate a TOML config file; its relative paths are read from its directory
+    (:data:`RELATIVE_PATHS`).
 
     Raises:
         ConfigError: missing/unreadable file, bad TOML, or invalid content (names the file).
@@ -405,7 +462,7 @@ def load_config(path: str | Path) -> TournamentConfig:
         raise ConfigError(f"{p}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{p}: cannot read: {exc}") from None
-    cfg = parse_config(text, str(p))
+    cfg = parse_config(text, str(p), base=Path(os.path.abspath(p)).parent)
     cfg._source = p.resolve()
     return cfg
 

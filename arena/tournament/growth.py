@@ -11,7 +11,13 @@ directory was played with (the ``league`` entry of the store's ``meta`` table):
   is refused, naming the bot and suggesting a new name (``NAME-v2``) or a new ``--out``
   directory. Its environment, working directory, sandbox settings and a remote bot's token may
   change (they do not change which program plays);
-* bots in the config that did not play yet are **added**.
+* bots in the config that did not play yet are **added**; a bot none of whose matches is
+  stored yet may also change its command (nothing it played is kept under its name).
+
+A directory that holds **no stored result** (an earlier run stopped before its first match
+was stored: a bot that never started, Ctrl-C) holds nothing the config could contradict: where
+the config would be refused (other games, a removed bot), its schedule is replaced by the
+config's and its bots' start outcomes are forgotten, as in a new directory.
 
 What a growth adds: the matches of the schedule of the whole new roster
 (:func:`.schedule.make_schedule` on every bot of the config) whose table includes an added bot,
@@ -44,6 +50,7 @@ from typing import Any
 from ..errors import UserError
 from ..wording import plural
 from .config import BotEntry, TournamentConfig
+from .proctable import ProcessTable
 from .schedule import ScheduledMatch, make_schedule
 from .store import Store, StoreError
 
@@ -111,13 +118,16 @@ def _changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     return out
 
 
-def check_league(stored: dict[str, Any], cfg: TournamentConfig, where: str) -> list[str]:
-    """The bots ``cfg`` adds to the ``stored`` league (config order).
+def check_league(stored: dict[str, Any], cfg: TournamentConfig, where: str,
+                 played: set[str] | None = None) -> list[str]:
+    """The bots ``cfg`` adds to the ``stored`` league (config order). ``played``: the bots
+    with a stored result (default: every stored bot); another may change its command.
 
     Raises:
-        GrowthError: a games field changed, a bot was removed, or a bot's command changed;
-            one line naming what changed and what to do instead.
+        GrowthError: a games field changed, a bot was removed, or the command of a bot that
+            played changed; one line naming what changed and what to do instead.
     """
+    played = set(stored["bots"]) if played is None else played
     changed = _changes(stored["games"], games_fields(cfg))
     if changed:
         raise GrowthError(f"{where} holds a tournament played with other settings "
@@ -126,13 +136,15 @@ def check_league(stored: dict[str, Any], cfg: TournamentConfig, where: str) -> l
     now = {b.name: bot_identity(b) for b in cfg.bots}
     removed = [n for n in stored["bots"] if n not in now]
     if removed:
+        did = "played" if set(removed) & played else "are scheduled" if len(removed) > 1 \
+            else "is scheduled"
         raise GrowthError(f"{where}: bot{'s' if len(removed) > 1 else ''} "
-                          f"{', '.join(repr(n) for n in removed)} played here but "
+                          f"{', '.join(repr(n) for n in removed)} {did} here but "
                           f"{'are' if len(removed) > 1 else 'is'} not in the config; a league "
-                          "can only grow (their results stay): put them back, or use a new "
-                          "--out directory")
+                          "can only grow (results with them stay): put them back, or use a "
+                          "new --out directory")
     for name, identity in stored["bots"].items():
-        if now[name] != identity:
+        if now[name] != identity and name in played:
             raise GrowthError(f"{where}: bot {name!r} played here as {_shown(identity)}, the "
                               f"config now gives {_shown(now[name])}; give the new version a "
                               f"new name (e.g. {name + '-v2'!r}) to add it to the league, or "
@@ -209,7 +221,8 @@ def prepare_schedule(store: Store, cfg: TournamentConfig,
             for a new directory only).
 
     Raises:
-        GrowthError: the config changes the games, removes a bot or changes a command.
+        GrowthError: the config changes the games, removes a bot or changes the command of a
+            bot that played, and the directory holds a stored result.
         StoreError: the directory holds another kind of tournament or a damaged league entry.
     """
     where = str(store.path.parent)
@@ -217,13 +230,22 @@ def prepare_schedule(store: Store, cfg: TournamentConfig,
         store.init_schedule(cfg.fingerprint(), cfg.tournament.name, schedule)
         store.set_meta({LEAGUE_KEY: json.dumps(_league(cfg))})
         return Growth(new=True)
+    played = store.played_bots()
     raw = store.meta(LEAGUE_KEY)
-    league = _stored_league(raw, store) if raw is not None else _adopt(store, cfg, where)
-    added = check_league(league, cfg, where)
+    league = _stored_league(raw, store) if raw is not None else None
+    try:
+        added = check_league(league or _adopt(store, cfg, where), cfg, where, played)
+    except GrowthError:
+        if played:
+            raise
+        # nothing stored yet: nothing the config could contradict; start afresh
+        store.replace_schedule(cfg.fingerprint(), cfg.tournament.name, schedule,
+                               {LEAGUE_KEY: json.dumps(_league(cfg))})
+        ProcessTable(store.db).forget_starts()
+        return Growth(new=True)
     meta = {LEAGUE_KEY: json.dumps(_league(cfg)), "fingerprint": cfg.fingerprint()}
     if not added:
-        if raw is None:
-            store.set_meta(meta)
+        store.set_meta(meta)   # adopted, or a bot that played nothing yet has a new command
         return Growth(new=False)
     matches = added_matches(cfg, set(added), store.max_table() + 1, store.deal_key())
     store.extend_schedule(matches, meta)

@@ -11,9 +11,12 @@ printed at the start, :func:`sandbox_banner`); remote bots use the TCP address.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from ..errors import UserError
 from ..events import EventSink, decision_hook
@@ -23,12 +26,15 @@ from ..protocol.limits import MAX_UNREGISTERED
 from ..protocol.server import ArenaServer
 from ..rules import RulesConfig
 from ..sandbox import Launcher, SocketDir, Usage
+from ..sandbox.launch import EXIT_SETTLE_S
 from ..sandbox.watch import LOG_NAMES, SANDBOX_STOP
 from ..sandbox.config import auto_fallback_warning, describe, effective, resolve
 from .config import BotEntry, TournamentConfig
 from .executor import PlayedMatch, played_from_result
-from .pool import BotPool, ProcessTracker
+from .lobby import LobbyState, wait_for_remote
+from .pool import AbsentBot, BotPool, ProcessTracker, last_log_line
 from .preflight import preflight
+from .processes import describe_exit
 from .schedule import ScheduledMatch
 
 
@@ -48,11 +54,13 @@ def check_bots(cfg: TournamentConfig) -> None:
     """The pre-flight check of every spawned bot's command (:mod:`.preflight`).
 
     Raises:
-        PreflightError: naming each bot that cannot start and why.
+        PreflightError: one line per bot that cannot start and why, then one line saying
+            nothing was played.
     """
     problems = preflight(cfg.bots)
     if problems:
-        raise PreflightError("; ".join(problems) + " (nothing was played)")
+        raise PreflightError("\n".join([*problems, "nothing was played; fix the command and "
+                                         "run again (the same --out directory is fine)"]))
 
 
 def max_connections(cfg: TournamentConfig, slots: int | None = None,
@@ -65,11 +73,34 @@ def max_connections(cfg: TournamentConfig, slots: int | None = None,
     return 2 * instances + MAX_UNREGISTERED
 
 
+class MatchDeferred(Exception):
+    """A match was not played: a remote bot of it is absent (did not connect; see
+    :mod:`.lobby`). Nothing is stored: the match stays pending for a later run."""
+
+    def __init__(self, match_id: str, absent: Sequence[str]) -> None:
+        super().__init__(f"match {match_id} deferred: {', '.join(map(repr, absent))} "
+                         "not connected")
+        self.match_id, self.absent = match_id, tuple(absent)
+
+
+@dataclass(frozen=True)
+class LobbyPlan:
+    """Before the first match, wait up to ``limit_s`` seconds for the remote ``bots`` (those
+    with a pending match) to connect; ``publish`` gets each :class:`~.lobby.LobbyState`
+    (None at the end): see :mod:`.lobby`."""
+
+    bots: tuple[str, ...]
+    limit_s: float
+    publish: Callable[[LobbyState | None], None] = lambda state: None
+
+
 class LocalExecutor:
     """Plays matches in this process: the pre-flight check, one gRPC server, one bot pool
     with ``slots`` instances per bot (``tournament.concurrency`` unless given). A Ray worker
     runs one per actor. The bots started are the config's (a gauntlet's config has the twin
-    of a one-bot field among them).
+    of a one-bot field among them). ``lobby``: wait for remote bots before the first match;
+    ``defer_absent``: a match with an absent remote bot raises :class:`MatchDeferred` from
+    :meth:`play` instead of being played with its seat forfeited (:mod:`.lobby`).
 
     Raises (from ``start``): PreflightError, ServerStartError.
     """
@@ -79,8 +110,11 @@ class LocalExecutor:
                  on_warning: Callable[[str], None] | None = None,
                  tracker: ProcessTracker | None = None,
                  events: EventSink | None = None,
-                 hide: list[Path] | None = None) -> None:
+                 hide: list[Path] | None = None, lobby: LobbyPlan | None = None,
+                 defer_absent: bool = False) -> None:
         self.cfg = cfg
+        self.lobby = lobby
+        self.defer_absent = defer_absent
         self.bots = list(cfg.bots)
         #: directories no sandboxed bot may see (the output directory; default: the logs)
         self.hide = hide if hide is not None else [log_dir]
@@ -120,9 +154,7 @@ class LocalExecutor:
         remote = [b.name for b in self.bots if b.remote]
         if remote:  # shown even with --quiet: remote bots need the address
             # the token in the environment: a --token argument is readable in /proc
-            print(f"arena listening on {address}; remote bots ({', '.join(remote)}) join "
-                  f"with ARENA_TOKEN=<their token> in their environment and --arena "
-                  f"{address}", file=sys.stderr, flush=True)
+            print(listening_line(address, cfg, remote), file=sys.stderr, flush=True)
         self.launcher = Launcher(cfg.sandbox, self.bots, socket=self.sockdir.socket,
                                  hide=self.hide, on_event=self.on_event)
         # spawned bots dial the Unix socket (plaintext in a private 0700 directory: no TLS
@@ -132,12 +164,28 @@ class LocalExecutor:
                             max_crashes=cfg.faults.max_crashes, on_event=self.on_event,
                             tracker=self.tracker,
                             extra_env={} if server.unix_address else cfg.server.bot_env(),
-                            launcher=self.launcher)
+                            launcher=self.launcher, defer_absent=self.defer_absent)
+        if self.lobby is not None and self.lobby.bots:
+            await self._wait_in_lobby(self.lobby, self.pool, server)
+
+    async def _wait_in_lobby(self, lobby: LobbyPlan, pool: BotPool, server: ArenaServer) -> None:
+        """The lobby (:mod:`.lobby`): its lines on stderr (shown even with ``--quiet``, as
+        the address is), the bots that did not come marked absent in ``pool``."""
+        def say(text: str) -> None:
+            print(f"arena: {text}", file=sys.stderr, flush=True)
+        entries = [b for b in self.bots if b.name in lobby.bots]
+        absent = await wait_for_remote(server, entries, lobby.limit_s, say, lobby.publish)
+        for name in absent:
+            pool.mark_absent(name, f"remote bot {name!r} did not connect within "
+                                   f"{lobby.limit_s:g} s")
 
     async def play(self, m: ScheduledMatch) -> PlayedMatch:
         """Play ``m`` (after :meth:`start`). Raises RuntimeError when not started."""
         if self.pool is None or self.launcher is None:
             raise RuntimeError("LocalExecutor.play before start")
+        absent = self.pool.absent_now(m.seats) if self.defer_absent else []
+        if absent:
+            raise MatchDeferred(m.match_id, absent)
         result, usage = await _play_one(self.cfg, self.rules, m, self.pool, self.launcher,
                                         self.events)
         return await asyncio.to_thread(played_from_result, m, result, usage)
@@ -152,6 +200,23 @@ class LocalExecutor:
             finally:
                 if self.sockdir is not None:
                     self.sockdir.close()
+
+
+def listening_line(address: str, cfg: TournamentConfig, remote: Sequence[str]) -> str:
+    """``arena listening on HOST:PORT (TLS); remote bots (...) join with ...``: the address,
+    whether the port speaks TLS (and wants client certificates), and what a remote bot's
+    command needs."""
+    server = cfg.server
+    if server.tls_cert is None:
+        how, flags = "plaintext: tokens travel in clear", ""
+    elif server.client_ca is None:
+        how, flags = "TLS", " --tls-ca CA.pem"
+    else:
+        how, flags = "TLS, client certificates required", \
+            " --tls-ca CA.pem --tls-cert BOT.pem --tls-key BOT.key"
+    return (f"arena listening on {address} ({how}); remote bots ({', '.join(remote)}) join "
+            f"with ARENA_TOKEN=<their token> in their environment and --arena {address}"
+            + flags)
 
 
 def sandbox_banner(cfg: TournamentConfig) -> str:
@@ -171,30 +236,59 @@ async def _shutdown(pool: BotPool, server: ArenaServer, launcher: Launcher | Non
     try:
         await pool.close()
     finally:
-        try:
-            if launcher is not None:
-                await launcher.close()
-            await server.stop()
-        finally:
-            if sockdir is not None:
-                sockdir.close()
+        await close_transport(launcher, server, sockdir)
 
 
-async def _name_limit_forfeits(result: MatchOutcome, procs: Sequence[object | None],
-                               launcher: Launcher) -> None:
-    """A seat lost mid-match whose process a sandbox limit stopped (the kernel's: the stream
-    ended before the exit was seen) forfeits with the limit's name, as when the arena stops
-    it (:meth:`Launcher.limit_fault`: ``"disconnect: stopped by the sandbox: memory limit
-    128 MiB reached"``, or what the bot's last log lines name)."""
+class _Stoppable(Protocol):
+    def stop(self) -> Awaitable[None]: ...
+
+
+async def close_transport(launcher: Launcher | None, server: _Stoppable,
+                          sockdir: SocketDir | None) -> None:
+    """After the bots: stop supervising them, stop the gRPC server, remove the Unix socket's
+    directory (that last even when a step before it failed); also ``arena check-bot``'s."""
+    try:
+        if launcher is not None:
+            await launcher.close()
+        await server.stop()
+    finally:
+        if sockdir is not None:
+            sockdir.close()
+
+
+async def _name_lost_seats(result: MatchOutcome, procs: Sequence[object | None],
+                           launcher: Launcher, logs: Sequence[Path | None]) -> None:
+    """A seat lost mid-match (its stream ended) forfeits with what ended it. A sandbox limit
+    (the kernel's: the stream ended before the exit was seen) is named as when the arena
+    stops the bot (:meth:`Launcher.limit_fault`: ``"disconnect: stopped by the sandbox:
+    memory limit 128 MiB reached"``, or what the bot's last log lines name); else a process
+    that died is named by its exit status or signal and the last line of its output
+    (``logs``: per seat, the bot's log), e.g. ``"disconnect: the bot's process died (exit
+    status 139 (128 + SIGSEGV)); last line of its output: Segmentation fault"``. A process
+    still running after :data:`EXIT_SETTLE_S` keeps the stream's reason."""
     forfeits = list(result.forfeits)
     for i, (f, proc) in enumerate(zip(forfeits, procs, strict=True)):
         if (f is None or proc is None or f.kind is not FaultKind.DISCONNECT
                 or SANDBOX_STOP in f.detail or LOG_NAMES in f.detail):
             continue
         named = await launcher.limit_fault(proc)
+        if named is None and isinstance(proc, asyncio.subprocess.Process):
+            named = await _died(proc, logs[i])
         if named is not None:
             forfeits[i] = Forfeit.disconnect(named)
     result.forfeits = (forfeits[0], forfeits[1], forfeits[2])
+
+
+async def _died(proc: asyncio.subprocess.Process, log: Path | None) -> str | None:
+    """``"the bot's process died (...); last line of its output: ..."`` once ``proc`` has
+    exited (waited up to :data:`EXIT_SETTLE_S`), None while it runs."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(asyncio.shield(proc.wait()), EXIT_SETTLE_S)
+    if proc.returncode is None:
+        return None
+    last = last_log_line(log) if log is not None else ""
+    return (f"the bot's process died ({describe_exit(proc.returncode)})"
+            + (f"; last line of its output: {last}" if last else ""))
 
 
 async def _play_one(cfg: TournamentConfig, rules: RulesConfig, m: ScheduledMatch,
@@ -204,6 +298,11 @@ async def _play_one(cfg: TournamentConfig, rules: RulesConfig, m: ScheduledMatch
                      time_ms=cfg.time.per_decision_ms, grace_ms=cfg.time.grace_ms,
                      time_bank_ms=cfg.time.bank_ms or None, max_faults=cfg.faults.max_faults)
     leased = await pool.acquire(m.seats)
+    absent = [name for name, _, bot in leased if isinstance(bot, AbsentBot)]
+    if absent:           # a remote bot did not come (defer_absent): nothing is played
+        for name, inst, _ in leased:
+            await pool.release(name, inst, None)
+        raise MatchDeferred(m.match_id, absent)
     result = None
     try:
         procs = [inst.proc if inst is not None else None for _, inst, _ in leased]
@@ -216,7 +315,8 @@ async def _play_one(cfg: TournamentConfig, rules: RulesConfig, m: ScheduledMatch
         finally:
             if hook is not None:    # the last decisions, before the match's MatchFinished
                 hook.close()
-        await _name_limit_forfeits(result, procs, launcher)
+        await _name_lost_seats(result, procs, launcher,
+                               [pool.log_path(name) for name, _, _ in leased])
         return result, await launcher.end(procs)
     finally:
         for i, (name, inst, bot) in enumerate(leased):

@@ -85,7 +85,7 @@ async def play_single(rules: RulesConfig, commands: Sequence[str], *, seed: int 
     bots = entries(commands)
     problems = preflight(bots)
     if problems:
-        raise ValueError("; ".join(problems))
+        raise ValueError("\n".join(problems))    # one line per bot
     logs = log_dir or Path(tempfile.mkdtemp(prefix="arena-play-"))
     os.makedirs(logs, exist_ok=True)
 

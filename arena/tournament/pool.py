@@ -14,12 +14,14 @@ the process started for it (:mod:`arena.tournament.peercheck`); one that does no
 
 A bot that does not register in time, whose command cannot start, or whose process dies counts
 a **crash**; a remote bot that is not connected when a match needs it is waited for
-``register_timeout_s`` and, if it does not come, **did not connect**. Both count towards
-``max_crashes``: when the count **reaches** ``max_crashes`` the bot is **disqualified**, is no
-longer started or waited for, and its remaining matches are forfeited (an
-:class:`UnavailableBot` sits in). An instance that forfeited a match after timing out (it may
-hang) is killed and restarted too. At the end (:meth:`BotPool.close`) every bot is sent
-``Goodbye`` and given :data:`GOODBYE_GRACE_S` to exit before it is signalled.
+``register_timeout_s`` and, if it does not come, **did not connect** (in ``defer_absent``
+mode, the round-robin's: the match is deferred instead and nothing is counted, see
+:mod:`arena.tournament.lobby`). Both count towards ``max_crashes``: when the count
+**reaches** ``max_crashes`` the bot is **disqualified**, is no longer started or waited for,
+and its remaining matches are forfeited (an :class:`UnavailableBot` sits in). An instance
+that forfeited a match after timing out (it may hang) is killed and restarted too. At the
+end (:meth:`BotPool.close`) every bot is sent ``Goodbye`` and given :data:`GOODBYE_GRACE_S`
+to exit before it is signalled.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ if TYPE_CHECKING:
     from ..sandbox import Launcher
 
 __all__ = [
+    "AbsentBot",
     "BotPool",
     "UnavailableBot",
     "bot_argv",
@@ -93,6 +96,12 @@ class UnavailableBot(Bot):
         raise RuntimeError("an unavailable bot is never asked")
 
 
+class AbsentBot(UnavailableBot):
+    """A remote bot that is not connected when its match comes up, in ``defer_absent`` mode:
+    the match is not played (:class:`arena.tournament.local.MatchDeferred`), so it stays
+    pending for a later run (:mod:`arena.tournament.lobby`)."""
+
+
 @dataclass
 class Instance:
     """One running bot process (or the connection of a remote bot). ``tag``: the instance's
@@ -115,6 +124,8 @@ class _BotState:
     no_shows: int = 0         # of which: a remote bot that did not connect
     disqualified: str | None = None
     started: int = 0
+    last_crash: str = ""      # the last crash's message (a repeat is shown short)
+    absent: bool = False      # a remote bot not connected (defer_absent mode): not waited for
 
 
 def safe_filename(name: str) -> str:
@@ -173,6 +184,11 @@ class BotPool:
         launcher: an :class:`arena.sandbox.Launcher` that wraps each bot command in the bot's
             sandbox (run under the process supervisor) and watches its limits and usage (None:
             plain processes under the supervisor).
+        defer_absent: a remote bot not connected when a match needs it (after one wait of
+            ``register_timeout_s``, or marked by :meth:`mark_absent`) is an :class:`AbsentBot`
+            (the match is deferred, no crash is counted) and is not waited for again: each of
+            its later matches is deferred at once unless it has connected meanwhile. Without
+            it, a no-show counts as a crash and forfeits the match.
     """
 
     def __init__(self, server: ArenaServer, entries: Sequence[BotEntry], address: str,
@@ -180,7 +196,7 @@ class BotPool:
                  on_event: Callable[[str], None] = lambda msg: None,
                  tracker: ProcessTracker | None = None,
                  extra_env: dict[str, str] | None = None,
-                 launcher: Launcher | None = None) -> None:
+                 launcher: Launcher | None = None, defer_absent: bool = False) -> None:
         self.server = server
         self.launcher = launcher
         self.address = address
@@ -190,6 +206,7 @@ class BotPool:
         self.on_event = on_event
         self.tracker = tracker
         self.extra_env = dict(extra_env or {})
+        self.defer_absent = defer_absent
         self.bots: dict[str, _BotState] = {}
         #: one line per disqualification, for the end-of-run summary
         self.disqualifications: list[str] = []
@@ -225,7 +242,7 @@ class BotPool:
                     await self._discard(inst)
                 inst, reason = await self._start(st)
                 if inst is None:
-                    return None, UnavailableBot(name, reason)
+                    return None, (AbsentBot if st.absent else UnavailableBot)(name, reason)
             return inst, inst.bot
 
         leased = dict(zip(slots, await asyncio.gather(*(ready(n) for n in slots)),
@@ -244,7 +261,7 @@ class BotPool:
         st = self.bots[name]
         if inst is not None and not inst.bot.alive:
             where = "" if st.entry.remote else f" (log: {self.log_path(name)})"
-            self._crash(st, f"bot {name!r} disconnected or crashed{where}")
+            self._crash(st, f"bot {name!r} {_lost(name, forfeit)}{where}")
             await self._discard(inst)
             inst = None
         elif (inst is not None and forfeit is not None and forfeit.kind is FaultKind.TIMEOUT
@@ -259,7 +276,13 @@ class BotPool:
     def _crash(self, st: _BotState, message: str, *, no_show: bool = False) -> None:
         st.crashes += 1
         st.no_shows += no_show
-        self.on_event(message)
+        if message == st.last_crash:   # the whole message once; the log has every one
+            log.info("%s", message)
+            self.on_event(f"bot {st.entry.name!r} again: the same as before (crash "
+                          f"{st.crashes}; max_crashes = {self.max_crashes})")
+        else:
+            self.on_event(message)
+        st.last_crash = message
         if st.crashes >= self.max_crashes and not st.disqualified:
             n = st.crashes
             if st.no_shows == n:
@@ -290,16 +313,46 @@ class BotPool:
             return check_peer(peer, port, pid) if port else None
         return check
 
+    def mark_absent(self, name: str, reason: str) -> None:
+        """``defer_absent`` mode: the remote bot ``name`` did not connect (the lobby's wait
+        is over): its matches are deferred without waiting, unless it connects meanwhile."""
+        st = self.bots[name]
+        st.absent = True
+        self._started(st, False, reason)
+
+    def absent_now(self, names: Sequence[str]) -> list[str]:
+        """Those of ``names`` that are absent remote bots still not connected (checked
+        without waiting; one that has connected is absent no more)."""
+        out = []
+        for name in names:
+            st = self.bots[name]
+            if not st.absent:
+                continue
+            bot = self.server.bots.get(st.entry.token or "")
+            if bot is not None and bot.alive:
+                st.absent = False
+            else:
+                out.append(name)
+        return out
+
     async def _start_remote(self, st: _BotState) -> tuple[Instance | None, str]:
         e = st.entry
+        wait_s = 0.0 if st.absent else self.register_timeout_s
         try:
-            bot = await self.server.wait_for_bot(e.token or "", self.register_timeout_s)
+            bot = await self.server.wait_for_bot(e.token or "", wait_s)
         except Exception:
             reason = (f"remote bot {e.name!r} did not connect within "
                       f"{self.register_timeout_s:g} s")
+            if self.defer_absent:         # not a result: its matches wait for a later run
+                if not st.absent:
+                    st.absent = True
+                    self.on_event(f"{reason}: its matches are left for a later run")
+                    self._started(st, False, reason)
+                return None, reason
             self._crash(st, reason, no_show=True)
             self._started(st, False, reason)
             return None, reason
+        st.absent = False
         self._started(st, True)
         return Instance(bot), ""
 
@@ -428,6 +481,15 @@ class BotPool:
         if waiting:
             await asyncio.wait([asyncio.ensure_future(w) for w in waiting], timeout=grace_s)
         await asyncio.gather(*(self._discard(inst) for inst in live), return_exceptions=True)
+
+
+def _lost(name: str, forfeit: Forfeit | None) -> str:
+    """How a bot was lost mid-match, from its forfeit (``"crashed: the bot's process died
+    (exit status 139 (128 + SIGSEGV)); last line of its output: ..."``)."""
+    if forfeit is None or forfeit.kind is not FaultKind.DISCONNECT:
+        return "disconnected or crashed"
+    detail = forfeit.detail.removeprefix("disconnect: ").removeprefix(f"bot {name!r}: ")
+    return f"{'crashed' if 'process died' in detail else 'disconnected'}: {detail}"
 
 
 def _stamp() -> str:

@@ -55,7 +55,8 @@ def check_command(argv: Sequence[str], cwd: str | None, env: dict[str, str]) -> 
         return "the command is empty"
     base = Path(cwd) if cwd else Path.cwd()
     if cwd and not base.is_dir():
-        return f"its working directory {cwd} does not exist"
+        return (f"its working directory {cwd} does not exist (a relative cwd is read from the "
+                "config file's directory)")
     why = _program_problem(argv[0], base, env)
     if why is not None:
         return why

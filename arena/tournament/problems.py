@@ -24,9 +24,10 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from ..rules import RulesConfigError, config_from_options
-from ..rules.config import DEFAULT_PRESET, PRESETS
+from ..rules.config import DEFAULT_PRESET, OPTION_NAMES, PRESETS
 from ..sandbox import which
 from ..sandbox.config import require_bwrap
+from ..wording import did_you_mean
 
 #: the largest schedule a config may ask for (matches)
 MAX_MATCHES = 1_000_000
@@ -275,6 +276,8 @@ def _rules_problems(data: dict[str, Any]) -> list[Problem]:
                 home = _section_of(TournamentConfig, key)
                 if home is not None and home != "rules":    # e.g. per_decision_ms
                     text = f"unknown rule option {key!r} (it belongs in [{home}])"
+                elif did_you_mean(key, OPTION_NAMES):
+                    text = f"unknown rule option {key!r}{did_you_mean(key, OPTION_NAMES)}"
                 out.append((f"rules.{key}", text))
             elif text.startswith("invalid value"):
                 out.append((f"rules.{key}", text))

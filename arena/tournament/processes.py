@@ -97,15 +97,23 @@ async def spawn(argv: Sequence[str], *, env: Mapping[str, str], cwd: str | None,
     return proc
 
 
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
 def describe_exit(returncode: int | None) -> str:
-    """``"exit status 0"``, ``"killed by SIGKILL"`` or ``"still running"``."""
+    """``"exit status 0"``, ``"killed by SIGKILL"``, ``"still running"``; a status of 129-192
+    also names the signal it stands for as a shell or bubblewrap reports one (``"exit status
+    139 (128 + SIGSEGV)"``: a sandboxed bot's death by a signal reaches the arena so)."""
     if returncode is None:
         return "still running"
     if returncode < 0:
-        try:
-            return f"killed by {signal.Signals(-returncode).name}"
-        except ValueError:
-            return f"killed by signal {-returncode}"
+        return f"killed by {_signal_name(-returncode)}"
+    if 128 < returncode <= 128 + 64:
+        return f"exit status {returncode} (128 + {_signal_name(returncode - 128)})"
     return f"exit status {returncode}"
 
 

@@ -65,6 +65,11 @@ class ProcessTable:
         return killed
 
     # ----- start outcomes -------------------------------------------------------------------
+    def forget_starts(self) -> None:
+        """Forget every start outcome (a directory whose schedule is replaced before any
+        result was stored starts afresh)."""
+        self.db.execute("DELETE FROM bot_starts")
+
     def start_result(self, bot: str, ok: bool, error: str | None = None) -> None:
         """Count one start of ``bot``: registered (``ok``) or failed with ``error``."""
         self.db.execute("INSERT OR IGNORE INTO bot_starts (bot) VALUES (?)", (bot,))

@@ -4,9 +4,10 @@ matches) -> records + results -> standings (issue 4).
 :func:`run_tournament` locks the output directory (:mod:`.outdir`, whose docstring gives its
 layout), sweeps what a killed arena left, plays the pending matches of the schedule ``slots`` at
 a time on a match executor (:class:`~arena.tournament.local.LocalExecutor`, or Ray's), stores
-each finished match whole (record, then row) and writes the standings. What happens is
-reported as progress events (:mod:`.reporter`) and, for the live page, as
-:mod:`arena.events`.
+each finished match whole (record, then row) and writes the standings. Remote bots are waited
+for in a lobby before the first match; the matches of one that does not come are left pending
+for a later run, not stored (:mod:`.lobby`). What happens is reported as progress events
+(:mod:`.reporter`) and, for the live page, as :mod:`arena.events`.
 
 Every spawned bot process is ended on a normal end, an error, Ctrl-C or SIGTERM (the CLI turns
 SIGTERM into cancellation, which runs the ``finally`` blocks here).
@@ -16,14 +17,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..events import EventSink
 from .config import TournamentConfig
 from .executor import MatchExecutor
 from .growth import prepare_schedule
-from .local import LocalExecutor, sandbox_banner
+from .lobby import LOBBY_KEY
+from .local import LobbyPlan, LocalExecutor, MatchDeferred, sandbox_banner
 from .outdir import (leftovers_notice, out_dir_lock, prepare_out_dir, save_played,
                      sweep_unfinished_records, write_standings)
 from .pool import ProcessTracker
@@ -49,14 +51,18 @@ class TournamentOutcome:
     disqualifications: tuple[str, ...] = ()
     #: bots that never started (never registered once): name -> the last failure's reason
     never_started: tuple[tuple[str, str], ...] = ()
+    #: remote bots that did not connect: name -> their matches left pending (not stored) for
+    #: a later run (:mod:`.lobby`)
+    left_for_later: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass
 class _Tally:
-    """Matches played now and the faults in them."""
+    """Matches played now and the faults in them; matches deferred per absent bot."""
 
     played: int = 0
     faults: int = 0
+    deferred: dict[str, int] = field(default_factory=dict)
 
 
 async def run_tournament(cfg: TournamentConfig, out: Path, *, progress: bool = True,
@@ -76,7 +82,8 @@ async def run_tournament(cfg: TournamentConfig, out: Path, *, progress: bool = T
     Raises:
         OutDirError: ``out`` cannot be created or another arena runs on it.
         StoreError: ``out`` holds another tournament. ServerStartError: cannot bind.
-        PreflightError: a bot command cannot start (nothing is played).
+        PreflightError: a bot command cannot start (nothing is played; the directory,
+            holding no result, takes the corrected config: :mod:`.growth`).
     """
     report = reporter if reporter is not None else ConsoleReporter(progress)
     with out_dir_lock(out):
@@ -110,7 +117,8 @@ async def _run_locked(cfg: TournamentConfig, out: Path, report: Reporter,
         executor: MatchExecutor | None = None
         try:
             if pending:
-                executor = make_executor(cfg, out, report, procs, events)
+                executor = make_executor(cfg, out, report, procs, events,
+                                         lobby=_lobby(cfg, store, pending))
                 await _play(cfg, out, store, executor, pending, tally, report, on_match, events)
         finally:
             report(RunEnded())
@@ -124,7 +132,20 @@ async def _run_locked(cfg: TournamentConfig, out: Path, report: Reporter,
         standings = compute_standings(store.results(), names, absent=notes)
     write_standings(out, standings)
     return TournamentOutcome(tally.played, scheduled, scheduled - len(pending), standings, out,
-                             tally.faults, tuple(disqualified), tuple(absent.items()))
+                             tally.faults, tuple(disqualified), tuple(absent.items()),
+                             tuple(tally.deferred.items()))
+
+
+def _lobby(cfg: TournamentConfig, store: Store, pending: list[ScheduledMatch]) -> LobbyPlan:
+    """The lobby of this run (:mod:`.lobby`): the remote bots with a pending match, waited
+    for up to ``start_after`` (default ``register_timeout_s``) seconds; its state goes to the
+    store's ``lobby`` meta entry for the live page."""
+    remote = {b.name for b in cfg.bots if b.remote}
+    needed = {name for m in pending for name in m.seats} & remote
+    limit = cfg.tournament.start_after
+    return LobbyPlan(tuple(b.name for b in cfg.bots if b.name in needed),
+                     cfg.faults.register_timeout_s if limit is None else limit,
+                     lambda state: store.set_meta({LOBBY_KEY: state.to_json() if state else ""}))
 
 
 async def _play(cfg: TournamentConfig, out: Path, store: Store, executor: MatchExecutor,
@@ -140,7 +161,12 @@ async def _play(cfg: TournamentConfig, out: Path, store: Store, executor: MatchE
     async def worker() -> None:
         while not queue.empty():
             m = queue.get_nowait()
-            done = await executor.play(m)
+            try:
+                done = await executor.play(m)
+            except MatchDeferred as exc:   # a remote bot is absent: left for a later run
+                for name in exc.absent:
+                    tally.deferred[name] = tally.deferred.get(name, 0) + 1
+                continue
             # finished normally: the record and its row are written even if the run is being
             # cancelled meanwhile (a cancelled match never gets here)
             await uncancellable(save_played(out, store, done))
@@ -160,11 +186,15 @@ async def _play(cfg: TournamentConfig, out: Path, store: Store, executor: MatchE
 
 def make_executor(cfg: TournamentConfig, out: Path, report: Reporter,
                   tracker: ProcessTracker | None,
-                  events: EventSink | None = None) -> MatchExecutor:
+                  events: EventSink | None = None, *,
+                  lobby: LobbyPlan | None = None) -> MatchExecutor:
     """The executor ``[cluster] backend`` asks for: :class:`LocalExecutor` or Ray's (whose
     bots run on the cluster's nodes: ``tracker`` gets their start outcomes, not their
     processes; it publishes no per-decision ``events``, only the runner's match finished).
-    Its one-line news go to ``report`` as :class:`Message`, its warnings as :class:`Alert`."""
+    Its one-line news go to ``report`` as :class:`Message`, its warnings as :class:`Alert`.
+    ``lobby`` (round-robin runs): wait for the remote bots first, and defer the matches of
+    one that does not come (:class:`MatchDeferred`); without it (the gauntlet) a no-show
+    forfeits. Ray runs have no remote bots (a config problem)."""
     def message(text: str) -> None:
         report(Message(text))
 
@@ -176,4 +206,4 @@ def make_executor(cfg: TournamentConfig, out: Path, report: Reporter,
         return RayExecutor(cfg, out, message, tracker)
     hide = [out] if cfg.source is None else [out, cfg.source]    # the config: tokens
     return LocalExecutor(cfg, out / "logs", message, on_warning=alert, tracker=tracker,
-                         events=events, hide=hide)
+                         events=events, hide=hide, lobby=lobby, defer_absent=lobby is not None)

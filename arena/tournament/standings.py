@@ -6,9 +6,12 @@ bot, Elo-scale rating with its 95% interval (Plackett-Luce fit and block bootstr
 faults, forfeits, mean milliseconds per decision (as the arena measured the wait), the bot
 processes' own CPU milliseconds per decision and peak resident memory in MiB (from the
 sandbox's accounting, :mod:`arena.sandbox`; "-" where not measured, e.g. a remote bot),
-duplicate blocks played. The text and Markdown tables carry a legend and the notes (no ratings
-yet; intervals resting on too few blocks); JSON has them as ``legend`` and ``notes``; CSV has
-one table, the notes in its ``note`` column.
+duplicate blocks played. The Markdown table (and the live page) carries every column, the
+notes (no ratings yet; intervals resting on too few blocks) and the legend; JSON has them as
+``legend`` and ``notes``; CSV has one table, the notes in its ``note`` column. The terminal's
+text table fits :data:`TERMINAL_WIDTH` columns (bot names up to 13 characters): it leaves the
+time and memory columns (:data:`WIDE_KEYS`) to ``wide=True`` (``arena run --wide``), wraps the
+notes, and prints the legend only when asked (``arena run -v``; it is in ``standings.md``).
 """
 
 from __future__ import annotations
@@ -16,9 +19,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Literal
 
 from ..ratings import DEFAULT_BOOTSTRAP, BotRating, RatingReport, RatingsInputError, rate
 from ..ratings.headtohead import BotCounts, bot_counts
@@ -196,20 +199,68 @@ def table_rows(st: Standings) -> list[list[object]]:
 #: column alignment of the text and Markdown tables (numbers right, the name left)
 ALIGN = ["right", "left"] + ["right"] * (len(TABLE_KEYS) - 2)
 
+#: the columns the terminal shows only with ``wide=True`` (``arena run --wide``)
+WIDE_KEYS = ("ms_per_decision", "cpu_ms_per_decision", "peak_mib")
+#: the width the terminal's table, notes and legend fit by default (characters)
+TERMINAL_WIDTH = 100
 
-def standings_legend(st: Standings | None = None) -> list[str]:
-    """What the columns of the text and Markdown tables mean, one line each; with ``st``,
-    also what a status in the rating column means when one of its rows has one (a bot that
-    never started or did not connect)."""
+
+def standings_legend(st: Standings | None = None, keys: Sequence[str] = TABLE_KEYS
+                     ) -> list[str]:
+    """What the columns ``keys`` (of :data:`TABLE_KEYS`) of the text and Markdown tables
+    mean, one line each; with ``st``, also what a status in the rating column means when one
+    of its rows has one (a bot that never started or did not connect)."""
     rating, ci = COLUMNS["rating"], COLUMNS["ci_low"]
     status = legend(["status"]) if st is not None and any(r.status for r in st.rows) else []
     return [f"{HEADERS[2]}: {rating.meaning}; {ci.header}: {ci.meaning}", *status,
-            *legend(TABLE_KEYS[3:])]
+            *legend([k for k in TABLE_KEYS[3:] if k in keys])]
 
 
-def format_standings(st: Standings, fmt: str = "text") -> str:
+def _cell_width(text: str) -> int:
+    """Terminal columns of ``text`` (East Asian wide characters count 2, as tabulate's)."""
+    try:
+        from wcwidth import wcswidth
+    except ImportError:       # tabulate then measures with len() too
+        return len(text)
+    width = wcswidth(text)
+    return width if width >= 0 else len(text)
+
+
+def _terminal_table(st: Standings, wide: bool) -> str:
+    """The standings as an aligned text table, two spaces between columns and no padding
+    beyond the widest cell (tabulate's ``simple`` adds 2 to every header: 159 columns for the
+    13 columns); the time and memory columns only when ``wide``."""
+    from tabulate import tabulate
+    keep = [TABLE_KEYS.index(k) for k in terminal_keys(wide)]
+    body = [[printable(str(row[i])) if i == 1 else str(row[i]) for i in keep]
+            for row in table_rows(st)]
+    head = [HEADERS[i] for i in keep]
+    rule = ["-" * max(_cell_width(c) for c in column) for column in zip(head, *body, strict=True)]
+    return tabulate([head, rule, *body], tablefmt="plain", disable_numparse=True,
+                    colalign=[ALIGN[i] for i in keep])
+
+
+def terminal_keys(wide: bool = False) -> list[str]:
+    """The columns of the terminal's table: :data:`TABLE_KEYS`, less :data:`WIDE_KEYS`
+    unless ``wide``."""
+    return [k for k in TABLE_KEYS if wide or k not in WIDE_KEYS]
+
+
+def _wrapped(lines: Sequence[str], width: int) -> list[str]:
+    """``lines`` wrapped to ``width``, continuation lines indented by 4."""
+    return [textwrap.fill(line, width, subsequent_indent="    ", break_on_hyphens=False)
+            for line in lines]
+
+
+def format_standings(st: Standings, fmt: str = "text", *, wide: bool = False,
+                     legend: bool = False) -> str:
     """Render as ``text`` (console), ``md``, ``csv`` or ``json``. Names are data: csv quotes
-    them, json escapes them, md and text show them with :mod:`arena.safetext`."""
+    them, json escapes them, md and text show them with :mod:`arena.safetext`.
+
+    ``text`` fits :data:`TERMINAL_WIDTH` columns: without ``wide`` it leaves out
+    :data:`WIDE_KEYS`; the notes are wrapped, the legend (``legend=True``) too. md, csv and
+    json always hold every column, the notes and the legend; ``wide`` and ``legend`` are for
+    ``text`` only."""
     if fmt == "json":
         return json.dumps({"standings": [asdict(r) for r in st.rows], "notes": st.notes,
                            "legend": standings_legend(st)}, indent=2, ensure_ascii=False)
@@ -222,9 +273,13 @@ def format_standings(st: Standings, fmt: str = "text") -> str:
             note = few if few and r.matches and r.blocks < MIN_BLOCKS else st.note
             w.writerow([*asdict(r).values(), note or ""])
         return buf.getvalue()
+    if fmt == "text":
+        legend_lines = _wrapped(standings_legend(st, terminal_keys(wide)), TERMINAL_WIDTH)
+        lines = [*_wrapped(st.notes, TERMINAL_WIDTH), *(["\n".join(legend_lines)] if legend
+                                                         else [])]
+        return "\n\n".join([_terminal_table(st, wide), *lines]) + "\n"
     rows = table_rows(st)
-    table: Literal["md", "text"] = "md" if fmt == "md" else "text"
     for row in rows:
-        row[1] = markdown_cell(str(row[1])) if table == "md" else printable(str(row[1]))
-    return render_table(HEADERS, rows, ALIGN, table, notes=st.notes,
+        row[1] = markdown_cell(str(row[1]))
+    return render_table(HEADERS, rows, ALIGN, "md", notes=st.notes,
                         legend_lines=standings_legend(st)) + "\n"

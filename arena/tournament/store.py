@@ -263,6 +263,33 @@ class Store:
                  for m in matches])
         return True
 
+    def replace_schedule(self, fingerprint: str, name: str, matches: list[ScheduledMatch],
+                         meta: dict[str, str]) -> None:
+        """Replace the stored schedule of a directory that holds no result yet (an earlier
+        run stopped before its first match was stored, e.g. by a pre-flight failure), with
+        its fingerprint, name and ``meta`` entries, in one transaction.
+
+        Raises:
+            StoreError: a result is stored (nothing is changed).
+        """
+        with self.db:
+            self.db.execute("BEGIN IMMEDIATE")
+            if self.db.execute("SELECT 1 FROM results LIMIT 1").fetchone() is not None:
+                raise StoreError(f"{self.path}: holds results; its schedule is kept")
+            self.db.execute("DELETE FROM schedule")
+            self.db.executemany(
+                "INSERT INTO schedule VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(m.match_id, m.block_id, m.table, m.deal, m.seating, *m.seats, m.seed.hex())
+                 for m in matches])
+            self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                                [("fingerprint", fingerprint), ("name", name), *meta.items()])
+
+    def played_bots(self) -> set[str]:
+        """The bots with at least one stored result."""
+        return {name for row in self.db.execute(
+            "SELECT seat0, seat1, seat2 FROM schedule JOIN results USING (match_id)")
+            for name in row}
+
     def set_meta(self, values: dict[str, str]) -> None:
         """Insert or replace ``meta`` entries (one commit)."""
         with self.db:

@@ -250,15 +250,15 @@ async def keep_fresh(state: LiveState, bus: EventBus, poll_s: float = 1.0,
     process (else in a thread). Runs until cancelled."""
     dirty = asyncio.Event()
     bus.listen(lambda ev: dirty.set() if isinstance(ev, MatchFinished) else None)
-    last = -1
+    last: tuple[int, str] | None = None
     while True:
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(poll_s):
                 await dirty.wait()
         dirty.clear()
         try:
-            count = await asyncio.to_thread(state.results_count)
-            if count != last or state.snapshot is None:
+            key = await asyncio.to_thread(state.poll_key)   # matches stored, the lobby
+            if key != last or state.snapshot is None:
                 t0 = time.perf_counter()
                 if worker is not None:
                     snap = await worker.refresh(state)
@@ -266,7 +266,7 @@ async def keep_fresh(state: LiveState, bus: EventBus, poll_s: float = 1.0,
                 else:
                     snap = await asyncio.to_thread(state.refresh)
                     took = time.perf_counter() - t0
-                last = snap.done
+                last = (snap.done, key[1])     # matches stored during it are in it
                 bus.publish(StandingsChanged(snap.done, snap.scheduled))
                 await asyncio.sleep(min(max(took * REST_FACTOR, MIN_REST_S), MAX_REST_S))
         except StoreError:

@@ -20,7 +20,7 @@ import re
 import sqlite3
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -28,6 +28,7 @@ from ..events import DecisionApplied, DecisionsApplied, Event, MatchFinished, Ma
 from ..ratings import DEFAULT_BOOTSTRAP, RatingsInputError, rate
 from ..ratings.headtohead import head_to_head
 from ..safetext import printable
+from ..tournament.lobby import LOBBY_KEY, note_from_json
 from ..tournament.pool import safe_filename
 from ..tournament.proctable import never_started
 from ..tournament.standings import Standings, compute_standings
@@ -123,9 +124,15 @@ class LiveState:
     # -- the store (a worker thread) -----------------------------------------------------
     def results_count(self) -> int:
         """Finished matches in the store now (a cheap read for polling)."""
+        return self.poll_key()[0]
+
+    def poll_key(self) -> tuple[int, str]:
+        """What a refresh would change with (a cheap read for polling): the finished
+        matches and the lobby's entry (:mod:`arena.tournament.lobby`)."""
         with _readonly(self.out) as store:
             count: int = store.db.execute("SELECT count(*) FROM results").fetchone()[0]
-        return count
+            lobby = store.meta(LOBBY_KEY) or ""
+        return count, lobby
 
     def refresh(self) -> Snapshot:
         """Rebuild the snapshot from the store and logs (blocking: run it in a thread)."""
@@ -135,14 +142,19 @@ class LiveState:
             name = store.meta("name") or self.out.name
             bots = _bot_names(store.db)
             absent = absence_notes(never_started(store.db))
+            lobby = note_from_json(store.meta(LOBBY_KEY))
             times = dict(store.db.execute("SELECT match_id, ended_at FROM results").fetchall())
         order = sorted(results, key=lambda r: times.get(r.match_id, ""))
+        standings = compute_standings(
+            results, bots, absent=absent,
+            bootstrap=LIVE_BOOTSTRAP if len(results) < scheduled else DEFAULT_BOOTSTRAP)
+        if lobby is not None:    # the arena waits for remote bots: said under the standings
+            standings = replace(standings, note="; ".join(n for n in (lobby, standings.note)
+                                                           if n))
         snap = Snapshot(
             name=name, bots=bots, done=len(results), scheduled=scheduled,
             eta_s=_eta([times[r.match_id] for r in order], scheduled - len(results)),
-            standings=compute_standings(
-                results, bots, absent=absent,
-                bootstrap=LIVE_BOOTSTRAP if len(results) < scheduled else DEFAULT_BOOTSTRAP),
+            standings=standings,
             history=self._rating_history(order, bots, scheduled),
             head_to_head=_head_to_head(results, bots),
             finished=tuple(reversed(order))[:FINISHED_SHOWN],

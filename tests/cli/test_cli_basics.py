@@ -34,6 +34,7 @@ def test_bench_engine_rejects_bad_preset(capsys):
     assert "unknown preset 'x'" in capsys.readouterr().err
 
 
+@pytest.mark.e2e           # real bot processes over gRPC, sandboxed ones too
 def test_bench_arena_prints_both_rates_and_the_ratio(capsys):
     assert main(["bench", "arena", "--decisions", "200", "--rounds", "2"]) == 0
     out = capsys.readouterr().out

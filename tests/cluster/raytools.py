@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 from pathlib import Path
@@ -65,3 +66,53 @@ def describe(pids: list[int]) -> str:
         except OSError:
             lines.append(f"{pid}: (gone)")
     return "\n".join(lines)
+
+
+#: what Ray says when its raylet did not register with the GCS within the 30 s fixed in
+#: ray/_private/node.py ("... timed out during startup ... or the GCS has become
+#: overloaded"): on a machine busy with other work the node is slow, not broken
+STARTUP_TIMEOUT = "timed out during startup"
+#: starts of a Ray node tried before a startup timeout fails the test
+STARTUP_ATTEMPTS = 3
+
+
+def _descendants(root: int | None = None) -> set[int]:
+    """The pids of every live process below ``root`` (default: this process)."""
+    import os
+
+    from ..tournament.helpers import parent_pids
+    parent_of = parent_pids()
+    found: set[int] = set()
+    frontier = {root or os.getpid()}
+    while frontier:
+        frontier = {pid for pid, ppid in parent_of.items() if ppid in frontier} - found
+        found |= frontier
+    return found
+
+
+def start_ray(start):
+    """``start()`` (``ray.init``, ``Cluster(...)``, ``cluster.add_node(...)``), tried again up
+    to :data:`STARTUP_ATTEMPTS` times when Ray's node start timed out (:data:`STARTUP_TIMEOUT`):
+    what the failed start left running is ended first. Any other error is raised at once."""
+    import os
+    import signal
+
+    import ray
+    for attempt in range(1, STARTUP_ATTEMPTS + 1):
+        before = _descendants()
+        try:
+            return start()
+        except Exception as exc:
+            if STARTUP_TIMEOUT not in str(exc) or attempt == STARTUP_ATTEMPTS:
+                raise
+            ray.shutdown()
+            for pid in _descendants() - before:      # the half-started node's processes
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+    raise AssertionError("unreachable")
+
+
+def ray_startup_timed_out(stderr: str) -> bool:
+    """Whether an ``arena run --ray local`` failed only because Ray's private instance did not
+    start within Ray's fixed 30 s (``cannot connect to the Ray cluster at local: ...``)."""
+    return "cannot connect to the Ray cluster" in stderr and STARTUP_TIMEOUT in stderr

@@ -48,3 +48,55 @@ def test_slots_default_to_the_tournament_concurrency(tmp_path):
     assert RayExecutor(make_config(None, tag="x", concurrency=3), tmp_path, print).slots == 3
     cfg = make_config(None, tag="x", concurrency=3, extra="[cluster]\nslots = 7\n")
     assert RayExecutor(cfg, tmp_path, print).slots == 7
+
+
+class _FakeRay:
+    """What RayExecutor._connect needs of the ray module: ``init``'s arguments recorded."""
+
+    def __init__(self) -> None:
+        self.calls: list[dict] = []
+
+    def init(self, **kwargs) -> None:
+        self.calls.append(kwargs)
+
+
+def test_a_private_instance_is_sized_for_the_workers(tmp_path, monkeypatch):
+    """`address = "local"` with the default cpus_per_bot = 1 on a 2-core machine: the
+    private instance gets the 3 x slots CPUs the workers need (said once), not 2."""
+    import arena.cluster.executor as ex_module
+    monkeypatch.setattr(ex_module.os, "cpu_count", lambda: 2)
+    events: list[str] = []
+    cfg = make_config(None, tag="x", concurrency=2, extra='[cluster]\naddress = "local"\n')
+    ray = _FakeRay()
+    RayExecutor(cfg, tmp_path, events.append)._connect(ray, {})   # type: ignore[arg-type]
+    assert ray.calls[0]["num_cpus"] == 6 and ray.calls[0]["include_dashboard"] is False
+    assert events == ["private Ray instance: 6 logical CPUs, for 2 workers x 3 bots x "
+                      "cpus_per_bot 1 (this machine has 2: the bots share its cores)"]
+    roomy = make_config(None, tag="x", extra='[cluster]\naddress = "local"\ncpus_per_bot = '
+                                             '0.25\n')
+    ray, events = _FakeRay(), []
+    RayExecutor(roomy, tmp_path, events.append)._connect(ray, {})  # type: ignore[arg-type]
+    assert ray.calls[0]["num_cpus"] == 2 and events == []    # the machine's own count
+
+
+def test_start_ray_retries_a_startup_timeout_and_ends_what_it_left():
+    """The Ray fixtures' start: Ray's node start timing out (its fixed 30 s on a busy
+    machine) is tried again after ending what the failed start left; other errors are not."""
+    import subprocess
+
+    import pytest
+    pytest.importorskip("ray", reason="ray is not installed")
+    from .raytools import start_ray
+    left: list[subprocess.Popen] = []
+
+    def flaky():
+        if not left:
+            left.append(subprocess.Popen(["sleep", "60"]))     # a half-started node
+            raise Exception("The current node timed out during startup. This could happen "
+                            "because some of the raylet failed to startup or the GCS has "
+                            "become overloaded.")
+        return "started"
+    assert start_ray(flaky) == "started"
+    assert left[0].wait(10) == -9                  # ended before the second try
+    with pytest.raises(ValueError, match="other"):
+        start_ray(lambda: (_ for _ in ()).throw(ValueError("other")))

@@ -20,7 +20,8 @@ from arena.tournament.schedule import make_schedule
 
 from ..tournament.helpers import (RAWBOT, bot_block, config_text, make_config, new_tag,
                                  tagged_processes, wait_no_processes)
-from .raytools import comparable, ray_extra, record_lines, seeded_config, stored
+from .raytools import (comparable, ray_extra, record_lines, seeded_config, start_ray,
+                       stored)
 
 ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'arena358[ray]')")
 
@@ -39,7 +40,7 @@ def ray_2cpus():
     saved = {k: os.environ.get(k) for k in RAY_CLEANUP_OFF}
     os.environ.update(RAY_CLEANUP_OFF)
     try:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        start_ray(lambda: ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False))
         try:
             yield
         finally:
@@ -94,8 +95,8 @@ def test_bot_crash_is_a_bot_fault_counted_on_the_driver(tmp_path, capfd, ray_2cp
     assert sum("disconnect" in x for x in reasons) == 2          # crashed in 2 matches
     assert sum("disqualified after 2 crashes" in x for x in reasons) == 4
     assert len(outcome.disqualifications) == 1 and "'bad'" in outcome.disqualifications[0]
-    assert f"bot 'bad' disconnected or crashed (log: {tmp_path / 'o' / 'logs' / 'bad.log'})" \
-        in err
+    assert f"bot 'bad' crashed: the bot's process died (exit status 3) (log: " \
+        f"{tmp_path / 'o' / 'logs' / 'bad.log'})" in err
     assert (tmp_path / "o" / "logs" / "bad.log").read_text().count("=== ") >= 2  # came back
 
 

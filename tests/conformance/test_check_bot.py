@@ -88,7 +88,10 @@ def test_broken_bots_fail_on_the_right_line(capsys, mode, first_fail, reason) ->
     assert lines[first][0] == first_fail and reason in lines[first][2], lines[first]
     assert all(status == "PASS" for _, status, _ in lines[:first])
     if mode in ("unknown-crash", "reject-crash"):
-        assert all(s == "FAIL" and "not run" in r for _, s, r in lines[first + 1:]), lines
+        # the lines after the one that ended the stream did not run: not failures of theirs
+        assert all(s == "NOT RUN" and r.startswith("the stream ended at ")
+                   for _, s, r in lines[first + 1:]), lines
+        assert [s for _, s, _ in lines].count("FAIL") == 1
         assert report["exit_status"] == 1
     if mode == "no-exit":
         assert first == len(lines) - 1 and report["exit_status"] is None
@@ -108,7 +111,36 @@ def test_a_bot_that_cannot_start_or_register_fails_the_register_line(capsys) -> 
                           "--preset", "blato")
     assert code == 1
     assert _lines(report) == [("register", "FAIL",
-                               "the bot exited with status 4 before registering (no luck)")]
+                               "the bot ended (exit status 4) before registering (no luck)")]
+
+
+PROBE = Path(__file__).with_name("sandboxprobe.py")
+
+
+def test_a_pass_means_it_runs_as_in_a_tournament(capsys) -> None:
+    """The default runs the bot as a tournament does: in the bubblewrap sandbox, on the
+    arena's Unix socket, the token only in ARENA_TOKEN (the probe bot checks all three from
+    inside and plays only then); --sandbox none runs it as a plain process."""
+    code, report = _check(capsys, f"{{python}} {PROBE}", "--preset", "blato")
+    assert code == 0 and report["passed"], _lines(report)
+    assert report["exit_status"] == 0 and report["registered"]["name"] == "random"
+    code, report = _check(capsys, f"{{python}} {PROBE}", "--preset", "blato",
+                          "--sandbox", "none")
+    assert code == 1
+    (name, status, reason), = _lines(report)
+    assert (name, status) == ("register", "FAIL")
+    assert reason.startswith("the bot ended (exit status 5) before registering (sandboxprobe: "
+                             "not sandboxed: pid 1 is ")
+
+
+def test_a_sandbox_limit_stops_the_bot_as_in_a_tournament(capsys) -> None:
+    """--limit is the [sandbox] field: a bot over its memory limit fails the check."""
+    hog = "{python} -c \"x = bytearray(300 * 2**20); import time; time.sleep(60)\""
+    code, report = _check(capsys, hog, "--preset", "blato", "--limit", "memory_mib=128",
+                          "--register-timeout", "20")
+    assert code == 1
+    (name, status, reason), = _lines(report)
+    assert (name, status) == ("register", "FAIL") and "before registering" in reason, reason
 
 
 def test_remote_bot(tmp_path) -> None:
@@ -131,7 +163,8 @@ def test_remote_bot(tmp_path) -> None:
         for proc in (checker, bot):
             if proc.poll() is None:
                 proc.kill()
-    assert f"--arena 127.0.0.1:{port} --token t0k" in err
+    assert f"start it with ARENA_TOKEN=t0k in its environment and --arena 127.0.0.1:{port}" \
+        in err
     report = json.loads(out)
     assert checker.returncode == 0 and report["passed"]
     assert _lines(report)[-1] == ("Goodbye (exit status 0)", "SKIP",
@@ -143,7 +176,10 @@ def test_remote_bot(tmp_path) -> None:
     (["x", "--remote"], "give either BOT_CMD or --remote"),
     (["x", "--preset", "nope"], "unknown preset 'nope'"),
     (["x", "--time-ms", "0"], "--time-ms must be"),
-    (["/no/such/bot"], "cannot start the bot '/no/such/bot'"),
+    (["/no/such/bot"], "the bot cannot start: /no/such/bot does not exist"),
+    (["x", "--limit", "memory_mib=0"], "--limit memory_mib: "),
+    (["x", "--limit", "memry_mib=9"], "--limit memry_mib: unknown field (did you mean "
+                                      "'memory_mib'?)"),
 ])
 def test_usage_errors_are_one_line(capsys, args, message) -> None:
     assert main(["check-bot", *args]) == 2

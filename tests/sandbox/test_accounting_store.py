@@ -49,7 +49,7 @@ def test_usage_is_stored_and_shown(tmp_path) -> None:
             if pk[i] is not None:
                 peaks[n] = max(peaks.get(n, 0.0), pk[i])
     assert {n: by[n].peak_mib for n in NAMES} == {n: peaks.get(n) for n in NAMES}
-    text = format_standings(st, "text")
+    text = format_standings(st, "text", wide=True)
     assert "CPU ms/decision" in text and "peak MiB" in text
     assert json.loads(format_standings(st, "json"))["standings"][0].keys() >= {
         "cpu_ms_per_decision", "peak_mib"}
@@ -80,7 +80,7 @@ def test_a_store_from_before_the_columns_is_upgraded(tmp_path) -> None:
     assert rows[0].cpu_s == (None, None, None) and rows[0].placings == (1, 2, 3)
     st = compute_standings(rows, NAMES)
     assert all(r.cpu_ms_per_decision is None and r.peak_mib is None for r in st.rows)
-    assert " - " in format_standings(st, "text")
+    assert " - " in format_standings(st, "text", wide=True)
 
 
 def test_banner_names_the_mode_and_per_bot_modes() -> None:

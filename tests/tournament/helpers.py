@@ -80,7 +80,10 @@ def tagged_processes(tag: str) -> list[int]:
     return found
 
 
-def wait_no_processes(tag: str, timeout_s: float = 10.0) -> list[int]:
+def wait_no_processes(tag: str, timeout_s: float = 60.0) -> list[int]:
+    """The live processes tagged ``tag``, once there are none ([]) or after ``timeout_s``
+    (polled every 0.2 s: it returns as soon as they are gone; the bound only has to outlast a
+    busy machine)."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         left = tagged_processes(tag)
@@ -91,3 +94,16 @@ def wait_no_processes(tag: str, timeout_s: float = 10.0) -> list[int]:
 
 
 PYTHON = sys.executable
+
+
+def parent_pids() -> dict[int, int]:
+    """pid -> parent pid of every live process, from /proc."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry)] = int(stat.rpartition(")")[2].split()[1])
+    return parents

@@ -3,7 +3,8 @@
 Usage: ``python tests/tournament/rawbot.py --mode MODE --arena HOST:PORT --token T``
 
 Modes (N = ``--after``, decisions answered normally first):
-``crash`` exits with status 3 after N decisions; ``hang`` stops answering after N decisions
+``crash`` exits with status 3 after N decisions; ``segv`` writes a line to stderr and dies of
+SIGSEGV after N decisions; ``hang`` stops answering after N decisions
 but stays connected; ``late`` answers decision 3 of each match ``--late-ms`` too late; ``notheld``
 answers a card it does not hold whenever playing; ``garbage`` first sends bytes that are not a
 protobuf message, then answers every decision with a malformed action; ``disconnect`` closes its
@@ -16,6 +17,7 @@ import argparse
 import os
 import queue
 import random
+import signal
 import sys
 import time
 
@@ -71,6 +73,11 @@ def main() -> int:
         action = rng.choice(legal)
         if args.mode == "crash" and answered > args.after:
             os._exit(3)
+        if args.mode == "segv" and answered > args.after:
+            print(f"rawbot: decision {answered}: dereferencing a null pointer", file=sys.stderr,
+                  flush=True)
+            signal.signal(signal.SIGSEGV, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGSEGV)
         if args.mode == "hang" and answered > args.after:
             continue
         if args.mode == "disconnect" and answered > args.after:

@@ -159,3 +159,29 @@ def test_names_the_store_would_refuse_are_refused_here(tmp_path, capsys, name):
     path.write_text(GOOD.replace('name = "c"', f'name = "{name}"'))
     assert main(["run", str(path)]) == 2
     assert "control or bidi characters" in capsys.readouterr().err
+
+
+def test_relative_paths_of_a_config_file_are_read_from_its_directory(tmp_path, monkeypatch):
+    from arena.tournament.config import load_config
+    league = tmp_path / "league"
+    (league / "bots" / "a").mkdir(parents=True)
+    (league / "pem").mkdir()
+    for name in ("cert.pem", "key.pem"):
+        (league / "pem" / name).write_text("x")
+    text = GOOD.replace('name = "a"\ncommand = ["x"]',
+                        'name = "a"\ncommand = ["x", "rel/arg"]\ncwd = "bots/a"')
+    (league / "t.toml").write_text(text + '[server]\ntls_cert = "pem/cert.pem"\n'
+                                   f'tls_key = "{league}/pem/key.pem"\n')
+    monkeypatch.chdir(tmp_path)
+    cfg = load_config("league/t.toml")
+    assert cfg.server.tls_cert == str(league / "pem" / "cert.pem")
+    assert cfg.server.tls_key == str(league / "pem" / "key.pem")       # absolute: as it is
+    a, b = cfg.bots[:2]
+    assert a.cwd == str(league / "bots" / "a") and b.cwd is None   # no cwd: where arena runs
+    assert a.command == ["x", "rel/arg"]           # the bot's own arguments: its business
+    # with [cluster] working_dir, a bot's cwd is inside the shipped copy: as written
+    from arena.tournament.config import with_base
+    data = with_base({"cluster": {"working_dir": "bots"}, "bots": [{"cwd": "a"}]}, league)
+    assert data == {"cluster": {"working_dir": str(league / "bots")}, "bots": [{"cwd": "a"}]}
+    monkeypatch.chdir(league)
+    assert load_config("t.toml").bots[0].cwd == str(league / "bots" / "a")

@@ -71,6 +71,34 @@ def test_crashing_bot_forfeits_is_restarted_then_disqualified(tmp_path):
     assert len(rows) == 6
 
 
+def test_a_bot_that_dies_of_sigsegv_is_named_with_its_signal_and_last_line(tmp_path, capsys):
+    """A sandboxed bot killed by SIGSEGV mid-match (bubblewrap reports it as exit status 139):
+    the stored forfeit reason and the message name the status, the signal and the last line
+    it wrote; its second identical crash is one short line; one summary at the end."""
+    from arena.cli import main
+    from .helpers import config_text
+    tag = new_tag()
+    (tmp_path / "t.toml").write_text(config_text("segv", tag=tag, max_crashes=2,
+                                                 sandbox="bwrap"))
+    assert main(["run", str(tmp_path / "t.toml"), "--out", str(tmp_path / "o")]) == 0
+    err = capsys.readouterr().err
+    _, bad = bad_rows(tmp_path / "o")
+    reasons = sorted(r.forfeit_reasons[i] for r, i in bad)
+    died = ("disconnect: the bot's process died (exit status 139 (128 + SIGSEGV)); last line "
+            "of its output: rawbot: decision 6: dereferencing a null pointer")
+    assert reasons == [died, died] + ["disqualified after 2 crashes"] * 4
+    log = tmp_path / "o" / "logs" / "bad.log"
+    full = f"bot 'bad' crashed: {died.removeprefix('disconnect: ')} (log: {log})"
+    lines = err.splitlines()
+    assert lines.count(full) == 1                      # shown once in full ...
+    assert "bot 'bad' again: the same as before (crash 2; max_crashes = 2)" in lines
+    summary = [line for line in lines if line.startswith("arena: warning: bot 'bad'")]
+    assert summary == [f"arena: warning: bot 'bad' was disqualified after 2 crashes; last: "
+                       f"{full}"]                      # ... and once at the end
+    assert (tmp_path / "o" / "arena.log").read_text().count(full) == 2   # every one logged
+    assert wait_no_processes(tag) == []
+
+
 def test_hanging_bot_times_out_and_forfeits(tmp_path):
     tag = new_tag()
     outcome = run(make_config("hang", tag=tag, time_ms=200, grace_ms=100), tmp_path)
@@ -155,10 +183,12 @@ def test_bot_command_that_cannot_start_is_refused_before_the_first_match(tmp_pat
         "nocmd", ["no-such-program-358"], tag)
     (tmp_path / "t.toml").write_text(text)
     assert main(["run", str(tmp_path / "t.toml"), "--out", str(tmp_path / "o"), "--quiet"]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("arena: error: bot 'typo': its script ")
-    assert "no_such_bot.py does not exist" in err and "(nothing was played)" in err
-    assert "bot 'nocmd': 'no-such-program-358' is not a program on the PATH" in err
+    err = capsys.readouterr().err.splitlines()      # one line per bot, as documented
+    assert len(err) == 3 and err[0].startswith("arena: error: bot 'typo': its script ")
+    assert "no_such_bot.py does not exist" in err[0]
+    assert err[1] == "arena: error: bot 'nocmd': 'no-such-program-358' is not a program on " \
+        "the PATH"
+    assert err[2].startswith("arena: error: nothing was played; fix the command")
     with open_existing(tmp_path / "o") as store:
         assert store.results() == []
     assert not list((tmp_path / "o" / "logs").iterdir())        # no bot was started

@@ -24,7 +24,7 @@ from arena.tournament.config import parse_config
 from arena.tournament.growth import GrowthError, added_matches, prepare_schedule
 from arena.tournament.runner import run_tournament
 from arena.tournament.schedule import make_schedule
-from arena.tournament.store import Store, open_existing
+from arena.tournament.store import ResultRow, Store, open_existing
 
 from .helpers import config_text, new_tag, wait_no_processes
 
@@ -51,6 +51,16 @@ def grow(tmp_path: Path, steps: list[int], **kwargs) -> list[tuple]:
                 pair_meetings=t.pair_meetings))
         return store.db.execute("SELECT match_id, block_id, table_idx, deal_idx, seating_idx, "
                                 "seat0, seat1, seat2, seed FROM schedule").fetchall()
+
+
+def played(tmp_path: Path) -> None:
+    """Store a result for every scheduled match (the refusals protect stored results)."""
+    with Store(tmp_path / "results.sqlite") as store:
+        for m in store.pending():
+            store.save_result(ResultRow(
+                m.match_id, m.block_id, m.seats, "normal", (1, 2, 3), (1, 0, -1), (0, 0, 0),
+                (False,) * 3, (None,) * 3, "hand-cap", 1, (1, 1, 1), (1.0, 1.0, 1.0),
+                f"records/{m.match_id}.jsonl.gz"), "s", "e")
 
 
 def fresh(tmp_path: Path, name: str) -> Path:
@@ -124,6 +134,7 @@ def test_added_bot_21_to_22_adds_few_tables():
 ])
 def test_changed_games_are_refused_naming_the_change(tmp_path, extra, changed):
     grow(tmp_path, [4])
+    played(tmp_path)
     text = league_text(5)
     head, bots = text.split("[[bots]]", 1)
     with pytest.raises(GrowthError) as err:
@@ -140,8 +151,20 @@ def grow_text(tmp_path: Path, text: str) -> None:
         prepare_schedule(store, cfg, [])
 
 
+def grow_text_rows(tmp_path: Path, text: str) -> list[tuple]:
+    """:func:`grow_text` with the config's full schedule given; the stored schedule rows."""
+    cfg = parse_config(text)
+    t = cfg.tournament
+    with Store(tmp_path / "results.sqlite") as store:
+        prepare_schedule(store, cfg, make_schedule([b.name for b in cfg.bots],
+                                                   t.deals_per_table, t.seed))
+        return store.db.execute("SELECT match_id, block_id, table_idx, deal_idx, seating_idx, "
+                                "seat0, seat1, seat2, seed FROM schedule").fetchall()
+
+
 def test_changed_seed_and_schedule_are_refused(tmp_path):
     grow(tmp_path, [4])
+    played(tmp_path)
     with pytest.raises(GrowthError, match=r"tournament.seed 5 -> 6"):
         grow_text(tmp_path, league_text(4).replace("seed = 5", "seed = 6"))
     with pytest.raises(GrowthError, match=r'tournament.schedule "all-tables" -> "balanced"'):
@@ -150,6 +173,7 @@ def test_changed_seed_and_schedule_are_refused(tmp_path):
 
 def test_changed_command_and_removed_bot_are_refused(tmp_path):
     grow(tmp_path, [4])
+    played(tmp_path)
     text = league_text(5).replace('["bot", "bot-01"]', '["bot", "bot-01", "--fast"]')
     with pytest.raises(GrowthError) as err:
         grow_text(tmp_path, text)
@@ -164,6 +188,48 @@ def test_changed_command_and_removed_bot_are_refused(tmp_path):
                                    "")
     with pytest.raises(GrowthError, match="'bot-02' played here but is not in the config"):
         grow_text(tmp_path, fewer)
+
+
+def test_a_directory_with_no_stored_result_takes_any_config(tmp_path):
+    """Nothing stored, nothing to contradict: other games, a removed bot, another command
+    (what a corrected config after a failed first run looks like) start the directory afresh
+    with the config's schedule."""
+    grow(tmp_path, [4])
+    with Store(tmp_path / "results.sqlite") as store:
+        from arena.tournament.proctable import ProcessTable
+        ProcessTable(store.db).start_result("bot-01", False, "exited with status 1")
+    text = league_text(3).replace("seed = 5", "seed = 6").replace(
+        '["bot", "bot-01"]', '["bot", "bot-01", "--fixed"]')
+    rows = grow_text_rows(tmp_path, text)
+    want = make_schedule(NAMES[:3], 1, 6)
+    assert sorted(r[0] for r in rows) == sorted(m.match_id for m in want)
+    assert {r[8] for r in rows} == {m.seed.hex() for m in want}     # the new seed's deals
+    with Store(tmp_path / "results.sqlite") as store:
+        from arena.tournament.proctable import never_started
+        assert never_started(store.db) == {}          # start outcomes of the old run: gone
+        league = json.loads(store.meta("league") or "")
+        assert league["bots"]["bot-01"] == {"command": ["bot", "bot-01", "--fixed"]}
+        assert store.meta("fingerprint") == parse_config(text).fingerprint()
+
+
+def test_a_bot_that_played_nothing_may_change_its_command(tmp_path):
+    """Results stored for other bots: a bot none of whose matches is stored takes its new
+    command (and is then held to it); a removed one is "scheduled", not "played"."""
+    grow(tmp_path, [3])
+    played(tmp_path)                                   # bot-00..02 played
+    grow(tmp_path, [4])                                # bot-03 scheduled, played nothing
+    new = league_text(4).replace('["bot", "bot-03"]', '["bot", "bot-03", "--fixed"]')
+    grow_text(tmp_path, new)
+    with Store(tmp_path / "results.sqlite") as store:
+        league = json.loads(store.meta("league") or "")
+    assert league["bots"]["bot-03"] == {"command": ["bot", "bot-03", "--fixed"]}
+    with pytest.raises(GrowthError, match="bot 'bot-03' is scheduled here but is not in the "
+                                          "config"):
+        grow_text(tmp_path, league_text(3))
+    played(tmp_path)                                   # now bot-03 played too
+    with pytest.raises(GrowthError, match=r"bot 'bot-03' played here as \["
+                                          r'"bot", "bot-03", "--fixed"\]'):
+        grow_text(tmp_path, league_text(4))
 
 
 def test_env_and_order_may_change(tmp_path):
@@ -182,6 +248,7 @@ def test_directory_from_before_growth_is_adopted(tmp_path):
         store.init_schedule(cfg.fingerprint(), "t", make_schedule(NAMES[:3], 1, 5))
     rows = grow(tmp_path, [4])
     assert content(rows) == content(grow(fresh(tmp_path, "fresh"), [4]))
+    played(tmp_path)
     with Store(tmp_path / "results.sqlite") as store:
         other = parse_config(league_text(4).replace("seed = 5", "seed = 9"))
         with pytest.raises(GrowthError, match="seed 5 -> 9"):
@@ -203,6 +270,7 @@ def test_a_damaged_league_entry_is_one_line(tmp_path, capsys):
 
 def test_arena_run_refuses_a_changed_command_in_one_line(tmp_path, capsys):
     grow(tmp_path, [3])
+    played(tmp_path)
     cfg_file = tmp_path / "c.toml"
     cfg_file.write_text(league_text(3).replace('["bot", "bot-00"]', '["bot", "v2"]'))
     assert main(["run", str(cfg_file), "--out", str(tmp_path), "--quiet"]) == 2
@@ -345,3 +413,34 @@ def _count(out: Path) -> int:
             con.close()
     except sqlite3.Error:
         return 0
+
+
+@pytest.mark.e2e
+def test_a_typo_then_the_fix_in_the_same_out_directory(tmp_path, capsys):
+    """A module name misspelt: the pre-flight stops the run (one line per bot, nothing
+    played); the corrected config then runs in the same --out directory (nothing was stored
+    to contradict it), its bots in the bubblewrap sandbox."""
+    tag = new_tag()
+    repo = Path(__file__).resolve().parents[2]
+    good = config_text(None, tag=tag, bots=2, sandbox="bwrap") + (
+        f'[[bots]]\nname = "mine"\ncommand = ["{{python}}", "-m", "sample_bots.greedy_bot"]\n'
+        f'cwd = "{repo}"\nenv = {{ ARENA_TEST_TAG = "{tag}" }}\n')
+    cfg_file, out = tmp_path / "t.toml", tmp_path / "out"
+    cfg_file.write_text(good.replace("sample_bots.greedy_bot", "sample_bots.greedy_bto"))
+    assert main(["run", str(cfg_file), "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"arena: error: bot 'mine': its module sample_bots.greedy_bto does not exist "
+                   f"(no {repo}/sample_bots/greedy_bto.py or "
+                   f"{repo}/sample_bots/greedy_bto/__main__.py)",
+                   "arena: error: nothing was played; fix the command and run again (the same "
+                   "--out directory is fine)"]
+    assert not any("played here" in line for line in err)
+    cfg_file.write_text(good)
+    assert main(["run", str(cfg_file), "--out", str(out), "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert "arena: error" not in captured.err
+    with open_existing(out) as store:
+        rows = store.results()
+    assert len(rows) == 6 and all("mine" in r.seats and not any(r.forfeited) for r in rows)
+    assert "6 matches played now, 0 resumed" in captured.out
+    assert wait_no_processes(tag) == []

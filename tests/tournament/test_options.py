@@ -301,6 +301,9 @@ ELSEWHERE: dict[str, tuple[str, str]] = {
                          "test_mutual_tls_requires_a_client_certificate_from_the_client_ca"),
     "tournament.mode": ("tournament/test_gauntlet.py",
                         "test_arena_run_with_mode_gauntlet_runs_the_gauntlet"),
+    # the lobby: arena run --wait-remote sets it; a remote bot connecting late
+    "tournament.start_after": ("tournament/test_lobby.py",
+                               "test_a_no_show_is_left_for_later_and_plays_when_it_connects_late"),
     # [sandbox] and a bot's own sandbox overrides (issue 13): real bwrap tournaments
     "sandbox.mode": ("sandbox/test_malicious_bots.py", "test_attack_fails_in_the_sandbox"),
     "sandbox.memory_mib": ("sandbox/test_malicious_bots.py",

@@ -29,6 +29,10 @@ REPO = Path(__file__).resolve().parents[2]
 JS_BOT = REPO / "sample_bots" / "js_bot"
 HAVE_NODE = shutil.which("node") is not None and (JS_BOT / "node_modules").is_dir()
 TESTBOT = ["{python}", "-m", "sample_bots._testbots.bot"]
+#: the most these tests wait for something that must happen (a bot started, a process ended):
+#: they go on as soon as it has; only a real hang waits this long (a machine busy with other
+#: work may take tens of seconds to start an arena and its bots)
+PATIENCE_S = 300.0
 
 
 def _cmdline(pid: int) -> list[str]:
@@ -99,8 +103,10 @@ def test_token_only_in_the_environment_and_placeholders_still_work(tmp_path):
 
 def _hostile_config(tag: str) -> str:
     """Bots that would survive a careless arena: one hangs in decide (SDK), one starts
-    children in its group, a new session and a daemon, and one is not an SDK bot and never
-    connects (it is restarted for every match: it counts a crash after 2 s each time)."""
+    children in its group, a new session and a daemon (at its start, before it registers),
+    and one is not an SDK bot and never connects (it is restarted for every match: it counts
+    a crash after 2 s each time; an SDK bot slower than that to register on a busy machine is
+    restarted too, which only adds moments to kill the arena at)."""
     return (config_text(None, tag=tag, bots=0, time_ms=60_000, register_timeout_s=2,
                         max_crashes=100, concurrency=2)
             + bot_block("hung", [*TESTBOT, "--mode", "hang"], tag)
@@ -145,9 +151,9 @@ def test_kill_9_of_the_arena_at_random_moments_leaves_no_bot_process(tmp_path):
         delay = rng.uniform(low, high)
         try:
             if wait_for == "process":
-                assert _wait_for(lambda t=tag: tagged_processes(t), 60)
+                assert _wait_for(lambda t=tag: tagged_processes(t))
             elif wait_for == "children":
-                assert _wait_for(lambda t=tag: _snapshot(t)[1], 60)
+                assert _wait_for(lambda t=tag: _snapshot(t)[1])
             time.sleep(delay)
             seen, kids = _snapshot(tag)
             os.kill(arena.pid, signal.SIGKILL)
@@ -155,7 +161,9 @@ def test_kill_9_of_the_arena_at_random_moments_leaves_no_bot_process(tmp_path):
         finally:
             if arena.poll() is None:
                 arena.kill()
-        left = wait_no_processes(tag, 2.0)
+        # the supervisors end their bots at once (parent-death signal); a machine busy with
+        # other work may not run them for a while: what counts is that nothing is left
+        left = wait_no_processes(tag, 60.0)
         kills.append((phase, round(delay, 2), seen, kids))
         if left:
             described = []
@@ -166,11 +174,12 @@ def test_kill_9_of_the_arena_at_random_moments_leaves_no_bot_process(tmp_path):
                 except OSError:
                     pass
             pytest.fail(f"kill {i} ({phase}, {delay:.2f} s) left {len(left)} bot processes "
-                        f"alive 2 s later: {described}; kills so far: {kills}")
+                        f"alive 60 s later: {described}; kills so far: {kills}")
     assert sum(kids for *_, kids in kills) >= 6, kills   # the "playing" kills had children
 
 
-def _wait_for(pred, timeout_s: float = 30.0) -> bool:
+def _wait_for(pred, timeout_s: float = PATIENCE_S) -> bool:
+    """Whether ``pred()`` became true (polled every 50 ms) within ``timeout_s``."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if pred():
@@ -197,11 +206,12 @@ def test_next_run_ends_what_a_dead_arena_and_its_supervisors_left(tmp_path):
     finally:
         if arena.poll() is None:
             arena.kill()
-    time.sleep(0.5)
+    # the bots die with their supervisors (their own death signal), but not their children
+    def commands() -> set[str]:
+        return {" ".join(_cmdline(p)) for p in tagged_processes(tag)} - {""}
+    assert _wait_for(lambda: commands() == {"sleep 300"}), commands()
     survivors = tagged_processes(tag)
-    # the bots died with their supervisors (their own death signal), but not their children
-    commands = {" ".join(_cmdline(p)) for p in survivors}
-    assert commands == {"sleep 300"} and len(survivors) >= 3, commands
+    assert len(survivors) >= 3, commands()
     # the next `arena run` on the directory ends them before it starts anything
     err_path = tmp_path / "second.err"
     message = re.compile(r"arena: ended (\d+) bot process(es)? left running by an earlier "
@@ -212,15 +222,14 @@ def test_next_run_ends_what_a_dead_arena_and_its_supervisors_left(tmp_path):
                                    "--quiet"], stdout=subprocess.DEVNULL, stderr=err,
                                   start_new_session=True)
     try:
-        assert _wait_for(lambda: message.search(err_path.read_text()), 30), \
-            err_path.read_text()
+        assert _wait_for(lambda: message.search(err_path.read_text())), err_path.read_text()
         # ended before the new arena started anything
         assert int(message.search(err_path.read_text())[1]) >= len(survivors)
         assert not any(p in tagged_processes(tag) for p in survivors)
     finally:
         os.killpg(second.pid, signal.SIGKILL)
         second.wait(10)
-    assert wait_no_processes(tag, 5) == []
+    assert wait_no_processes(tag) == []
 
 
 def test_children_of_a_bot_whose_supervisor_was_killed_are_ended_by_the_arena(tmp_path):
@@ -241,13 +250,13 @@ def test_children_of_a_bot_whose_supervisor_was_killed_are_ended_by_the_arena(tm
                           and "spawner" in " ".join(_cmdline(p)))
         os.kill(supervisor, signal.SIGKILL)   # e.g. the OOM killer: it cannot clean up
         # the arena sees its bot gone and ends what the instance left, while it plays on
-        assert _wait_for(lambda: not any(p in tagged_processes(tag) for p in kids), 60)
+        assert _wait_for(lambda: not any(p in tagged_processes(tag) for p in kids))
         assert arena.poll() is None or arena.returncode == 0
     finally:
         if arena.poll() is None:
             os.killpg(arena.pid, signal.SIGKILL)
         arena.wait(10)
-    assert wait_no_processes(tag, 5) == []
+    assert wait_no_processes(tag) == []
 
 
 def test_leftovers_are_found_by_instance_tag_or_by_group_and_start_time():

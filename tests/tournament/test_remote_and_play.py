@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import socket
 import subprocess
@@ -102,4 +103,54 @@ def test_seeded_bots_give_the_same_tournament_twice(tmp_path):
     asyncio.run(run_tournament(parse_config(text), tmp_path / "c", progress=False))
     with open_existing(tmp_path / "c") as store:     # a directory of its own: other deals
         assert [(r.match_id, r.placings, r.scores) for r in store.results()] != results[0]
+    assert wait_no_processes(tag) == []
+
+
+def test_relative_paths_are_read_from_the_config_directory(tmp_path, capsys, monkeypatch):
+    """A league directory run from elsewhere: its relative TLS files and a bot's relative
+    cwd (a script there, in the bubblewrap sandbox) are read from the config's directory; the
+    listening line says the port speaks TLS and what a remote bot adds; a remote bot joins
+    over TLS."""
+    from ..protocol.certs import make_certs
+    tag = new_tag()
+    league = tmp_path / "league"
+    certs = make_certs(league / "certs")
+    (league / "bots").mkdir()
+    (league / "bots" / "mine.py").write_text(
+        "import runpy\nrunpy.run_module('sample_bots.random_bot', run_name='__main__')\n")
+    port = free_port()
+    text = config_text(None, tag=tag, bots=1, sandbox="bwrap") + (
+        f'[server]\nbind = "127.0.0.1:{port}"\n'
+        'tls_cert = "certs/server.pem"\ntls_key = "certs/server.key"\n'
+        f'[[bots]]\nname = "mine"\ncommand = ["{{python}}", "mine.py"]\ncwd = "bots"\n'
+        f'env = {{ ARENA_TEST_TAG = "{tag}" }}\n'
+        '[[bots]]\nname = "visitor"\nremote = true\ntoken = "let-me-in-0123456789"\n')
+    (league / "t.toml").write_text(text)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    visitor = subprocess.Popen(
+        [sys.executable, "-m", "sample_bots.random_bot", "--arena", f"127.0.0.1:{port}",
+         "--tls-ca", str(certs.ca.cert), "--connect-timeout", "30"],
+        env={**os.environ, "ARENA_TOKEN": "let-me-in-0123456789"},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        code = main(["run", "../league/t.toml", "--out", "out", "--quiet"])
+        assert visitor.wait(20) == 0
+    finally:
+        if visitor.poll() is None:
+            visitor.kill()
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert f"arena listening on 127.0.0.1:{port} (TLS); remote bots (visitor) join with " \
+           f"ARENA_TOKEN=<their token> in their environment and --arena 127.0.0.1:{port} " \
+           "--tls-ca CA.pem" in err
+    rows = json.loads((elsewhere / "out" / "standings.json").read_text())["standings"]
+    assert {r["bot"]: (r["matches"], r["forfeits"]) for r in rows} == {
+        "random-0": (6, 0), "mine": (6, 0), "visitor": (6, 0)}
+    # a missing file names where it was looked for and the rule
+    (league / "t.toml").write_text(text.replace("certs/server.key", "certs/nokey.pem"))
+    assert main(["run", "../league/t.toml", "--out", "out2"]) == 2
+    assert f"server: tls_key: no such file: {league}/certs/nokey.pem (a relative path is read " \
+           "from the config file's directory)" in capsys.readouterr().err
     assert wait_no_processes(tag) == []

@@ -17,7 +17,7 @@ from arena.ratings import MatchResult, RatingsInputError, rate
 from arena.ratings.columns import COLUMNS, HEAD_TO_HEAD_COLUMNS as H2H_COLUMNS, RATING_COLUMNS
 from arena.safetext import markdown_cell
 from arena.tournament.standings import (STANDING_COLUMNS, compute_standings, format_standings,
-                                        standings_legend)
+                                        standings_legend, terminal_keys)
 from arena.tournament.store import ResultRow
 
 from .helpers import config_text, new_tag, wait_no_processes
@@ -82,25 +82,51 @@ def test_few_blocks_note_in_every_format(blocks, noted):
     data = json.loads(format_standings(st, "json"))
     if noted:
         assert f"only {blocks} duplicate blocks, fewer than 10" in note
-        assert note in text and note in md and data["notes"] == [note]
+        assert " ".join(note.split()) in " ".join(text.split())       # wrapped at 100
+        assert note in md and data["notes"] == [note]
     else:
         assert "note:" not in text and "note:" not in md and data["notes"] == []
 
 
-def test_legend_under_the_terminal_table_and_in_markdown():
+def test_legend_in_markdown_and_on_the_terminal_when_asked():
     st = compute_standings(rows(2), list(BOTS))
-    text = format_standings(st, "text")
     md = format_standings(st, "md")
     legend = standings_legend()
     assert legend[0].startswith("rating [95% CI]: Elo scale, mean 1500")
     assert any(line.startswith("avg score: average final match score") for line in legend)
-    assert text.rstrip().endswith("\n".join(legend))
     assert all(f"- {markdown_cell(line)}" in md for line in legend)
-    header = text.splitlines()[0].split()
-    assert header[:3] == ["rank", "bot", "rating"] and "avg" in header
+    assert "Elo scale" not in format_standings(st, "text")        # the legend once: in .md
+    for wide in (False, True):
+        text = format_standings(st, "text", wide=wide, legend=True)
+        shown = standings_legend(st, terminal_keys(wide))
+        assert " ".join(text.split()).endswith(" ".join(" ".join(shown).split()))
+        assert ("CPU ms/decision:" in text) == wide and "avg place: average place" in text
+        header = text.splitlines()[0].split()
+        assert header[:3] == ["rank", "bot", "rating"] and "avg" in header
+        assert max(len(line) for line in text.splitlines()) <= 100 or wide
     data = json.loads(format_standings(st, "json"))
     assert data["legend"] == legend
     assert list(data["standings"][0]) == list(STANDING_COLUMNS)
+
+
+def test_terminal_table_fits_100_columns_and_wide_has_every_column():
+    names = ("random", "random-2", "montecarlo-v2")     # names up to 13 characters fit
+    results = [replace(r, seats=tuple(names[BOTS.index(b)] for b in r.seats),
+                       cpu_s=(1.5, 0.2, 12.0), peak_mib=(40.0, 512.0, 1024.0))
+               for r in rows(3)]
+    st = compute_standings(results, list(names))
+    for fmt_wide, limit in ((False, 100), (True, 200)):
+        text = format_standings(st, "text", wide=fmt_wide, legend=True)
+        lines = text.splitlines()
+        assert max(len(line) for line in lines) <= limit
+        assert ("CPU ms/decision" in lines[0]) == fmt_wide == ("peak MiB" in lines[0])
+        assert all(set(cell) == {"-"} for cell in lines[1].split())
+        widths = {len(line) for line in lines[:5]}
+        assert len(widths) == 1                          # header, rule and rows aligned
+        row = next(line for line in lines[2:5] if "montecarlo-v2" in line).split()
+        assert row[1] == "montecarlo-v2" and row[-1] == "3"      # blocks, the last column
+    md = format_standings(st, "md")                     # the file keeps every column
+    assert "CPU ms/decision" in md and "peak MiB" in md and "ms/decision" in md
 
 
 def test_no_ratings_yet_is_a_note():
@@ -117,7 +143,11 @@ def test_arena_run_writes_one_table_per_csv_and_notes(tmp_path, capsys):
     assert main(["run", str(tmp_path / "t.toml"), "--out", str(out), "--quiet"]) == 0
     stdout = capsys.readouterr().out
     assert "note: every bot played only 2 duplicate blocks, fewer than 10" in stdout
-    assert "rating [95% CI]: Elo scale, mean 1500" in stdout
+    # the legend once, in standings.md; on the terminal a line pointing there
+    assert "Elo scale, mean 1500" not in stdout
+    assert f"(legend: -v or {out / 'standings.md'}; --wide adds the time and memory " \
+        "columns)" in stdout
+    assert "- rating \\[95% CI\\]: Elo scale, mean 1500" in (out / "standings.md").read_text()
     assert "12 matches played now" in stdout
     for name, header in (("standings.csv", ",".join(STANDING_COLUMNS) + ",note"),
                          ("los.csv", "a,b,los"),
@@ -130,9 +160,11 @@ def test_arena_run_writes_one_table_per_csv_and_notes(tmp_path, capsys):
     assert main(["ratings", str(out), "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [b["bot"] for b in data["bots"]] and data["notes"][0].startswith("note: every bot")
-    # one more (resumed) run plays nothing: "0 matches"
-    assert main(["run", str(tmp_path / "t.toml"), "--out", str(out), "--quiet"]) == 0
-    assert "0 matches played now, 12 resumed" in capsys.readouterr().out
+    # one more (resumed) run plays nothing: "0 matches"; -v shows the legend on the terminal
+    assert main(["run", str(tmp_path / "t.toml"), "--out", str(out), "--quiet", "-v"]) == 0
+    again = capsys.readouterr().out
+    assert "0 matches played now, 12 resumed" in again
+    assert "rating [95% CI]: Elo scale, mean 1500" in again and "(legend: " not in again
     assert wait_no_processes(tag) == []
 
 
