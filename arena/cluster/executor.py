@@ -22,6 +22,8 @@ import contextlib
 import logging
 import os
 import signal
+import socket
+import threading
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -32,6 +34,7 @@ from ..errors import UserError
 from ..tournament.config import RAY_MISSING, TournamentConfig
 from ..tournament.executor import PlayedMatch
 from ..tournament.schedule import ScheduledMatch
+from .quiet import RayLogFilter
 
 if TYPE_CHECKING:
     from ..tournament.pool import ProcessTracker
@@ -45,6 +48,53 @@ CLOSE_TIMEOUT_S = 20.0
 #: seconds the run waits with no worker placed and started (cluster full, runtime_env being
 #: set up) before it stops with ClusterError
 PLACEMENT_TIMEOUT_S = 600.0
+#: seconds ray.init may take to connect before the run stops with ClusterError
+CONNECT_TIMEOUT_S = 60.0
+#: seconds the TCP probe of a cluster address waits for the connection
+PROBE_TIMEOUT_S = 5.0
+
+
+def _sentence(text: str, limit: int = 300) -> str:
+    """Ray's message on one line (its lines joined), cut at a word, not in one."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    return flat[:limit].rsplit(" ", 1)[0] + " ..."
+
+
+def _settle(fut: asyncio.Future[None], exc: BaseException | None) -> None:
+    if fut.done():
+        return
+    if exc is None:
+        fut.set_result(None)
+    else:
+        fut.set_exception(exc)
+
+
+def probe_target(address: str) -> tuple[str, int] | None:
+    """The ``(host, port)`` a cluster address dials first (``HOST:PORT``, ``ray://HOST:PORT``,
+    ``auto`` with ``RAY_ADDRESS`` set to one of those), or None (``local``, plain ``auto``)."""
+    if address == "auto":
+        address = os.environ.get("RAY_ADDRESS", "").strip() or "auto"
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not host or not port.isdigit():
+        return None
+    return host.strip("[]"), int(port)
+
+
+def _probe(address: str) -> None:
+    """Raise ClusterError when nothing accepts a TCP connection where ``address`` points."""
+    target = probe_target(address)
+    if target is None:
+        return
+    try:
+        socket.create_connection(target, timeout=PROBE_TIMEOUT_S).close()
+    except OSError as exc:
+        why = "nothing listens there" if isinstance(exc, ConnectionRefusedError) else \
+            (exc.strerror or str(exc) or type(exc).__name__)
+        raise ClusterError(f"cannot connect to the Ray cluster at {address}: {why} (TCP "
+                           f"{target[0]} port {target[1]}); check [cluster] address or "
+                           "--ray") from None
 
 
 class ClusterError(UserError):
@@ -121,6 +171,8 @@ class RayExecutor:
         self.ready: set[WorkerHandle] = set()       # workers placed and started
         self._starting: set[asyncio.Future[None]] = set()
         self.base_dir: str | None = None
+        self._quiet = RayLogFilter(self.log_dir / "ray.log")
+        self._init_thread: threading.Thread | None = None
 
     @property
     def disqualifications(self) -> list[str]:
@@ -137,7 +189,7 @@ class RayExecutor:
         ray = self.ray = import_ray()
         runtime_env = self._runtime_env()
         if not ray.is_initialized():
-            self._connect(ray, runtime_env)
+            await self._connect(ray, runtime_env)
             runtime_env = {}               # the job's: every worker gets it
         elif (wd := self.cluster.working_dir) is not None and "://" not in wd:
             raise ClusterError("[cluster] working_dir: Ray is already initialized in this "
@@ -171,25 +223,56 @@ class RayExecutor:
                 env["working_dir"] = str(path)
         return env
 
-    def _connect(self, ray: ModuleType, runtime_env: dict[str, object]) -> None:
+    async def _connect(self, ray: ModuleType, runtime_env: dict[str, object]) -> None:
+        """``ray.init`` for ``[cluster] address``: first a TCP probe of the address (nothing
+        listening is a one-line error at once), then ``ray.init`` in a thread of its own under
+        a watchdog of :data:`CONNECT_TIMEOUT_S` (it retries for ever on an address that does
+        not answer as Ray, and blocks signals while it does): the event loop stays free, so a
+        signal stops the run at any moment.
+
+        Raises:
+            ClusterError: nothing listens at the address, or Ray did not connect in time, or
+                ray.init failed (the first line of its message).
+        """
         address = self.cluster.address
+        _probe(address)
         kwargs: dict[str, object] = {"logging_level": logging.WARNING, "log_to_driver": False}
         if runtime_env:
             kwargs["runtime_env"] = runtime_env
+        if address != "local":
+            kwargs["address"] = address
+        else:
+            kwargs["include_dashboard"] = False
+        self._quiet.start()     # Ray's own log lines go to OUT/logs/ray.log
         before = signal.getsignal(signal.SIGTERM)   # ray.init replaces it with sys.exit
-        try:
-            if address == "local":
-                ray.init(include_dashboard=False, **kwargs)
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+
+        def init() -> None:
+            try:
+                ray.init(**kwargs)
+            except BaseException as exc:  # handed to the awaiting task
+                loop.call_soon_threadsafe(_settle, done, exc)
             else:
-                ray.init(address=address, **kwargs)
+                loop.call_soon_threadsafe(_settle, done, None)
+
+        # a daemon thread: one stuck in ray.init does not keep the process alive at exit
+        self._init_thread = threading.Thread(target=init, name="ray.init", daemon=True)
+        self._init_thread.start()
+        try:
+            await asyncio.wait_for(asyncio.shield(done), CONNECT_TIMEOUT_S)
         except (ConnectionError, RuntimeError, ValueError, TypeError, TimeoutError) as exc:
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            if not done.done():   # the watchdog's
+                raise ClusterError(f"cannot connect to the Ray cluster at {address}: no "
+                                   f"answer within {CONNECT_TIMEOUT_S:g} s (is it the GCS port "
+                                   "of a Ray cluster, e.g. 6379?)") from None
+            first = _sentence(str(exc)) or type(exc).__name__
             hint = (" (start one with `ray start --head`, or use address = \"local\")"
                     if address == "auto" else "")
             raise ClusterError(f"cannot connect to the Ray cluster at {address}: {first}"
                                f"{hint}") from None
         finally:
-            if before is not None:
+            if before is not None and signal.getsignal(signal.SIGTERM) is not before:
                 signal.signal(signal.SIGTERM, before)   # the CLI's clean shutdown again
         self._owns_ray = True
 
@@ -266,7 +349,7 @@ class RayExecutor:
                 cause = exc.cause if getattr(exc, "cause", None) is not None else exc
                 if isinstance(cause, UserError):
                     raise ClusterError(str(cause)) from None
-                first = (str(cause).strip().splitlines() or [""])[0][:200]
+                first = _sentence((str(cause).strip().splitlines() or [""])[0], 200)
                 raise ClusterError(f"a Ray worker failed in match {m.match_id}: "
                                    f"{type(cause).__name__}: {first}; results so far are "
                                    "kept, rerun to resume") from None
@@ -345,6 +428,13 @@ class RayExecutor:
         actors, and shut Ray down when this run started or connected it."""
         ray = self.ray
         self.closing = True
+        try:
+            await self._close(ray)
+        finally:
+            if self._init_thread is None or not self._init_thread.is_alive():
+                self._quiet.stop()   # else at exit: ray.init still retries, and logs it
+
+    async def _close(self, ray: ModuleType | None) -> None:
         if ray is None:
             return
         for task in list(self._starting):
