@@ -172,7 +172,7 @@ class RayExecutor:
         self._starting: set[asyncio.Future[None]] = set()
         self.base_dir: str | None = None
         self._quiet = RayLogFilter(self.log_dir / "ray.log")
-        self._init_thread: threading.Thread | None = None
+        self._init_done: asyncio.Future[None] | None = None
 
     @property
     def disqualifications(self) -> list[str]:
@@ -253,12 +253,16 @@ class RayExecutor:
                 ray.init(**kwargs)
             except BaseException as exc:  # handed to the awaiting task
                 loop.call_soon_threadsafe(_settle, done, exc)
-            else:
-                loop.call_soon_threadsafe(_settle, done, None)
+                return
+            loop.call_soon_threadsafe(_settle, done, None)
+            # then the thread lives as long as the process: Ray starts its processes (GCS,
+            # raylet for "local") with a parent-death signal, sent when the *thread* that
+            # started them ends
+            threading.Event().wait()
 
         # a daemon thread: one stuck in ray.init does not keep the process alive at exit
-        self._init_thread = threading.Thread(target=init, name="ray.init", daemon=True)
-        self._init_thread.start()
+        self._init_done = done
+        threading.Thread(target=init, name="ray.init", daemon=True).start()
         try:
             await asyncio.wait_for(asyncio.shield(done), CONNECT_TIMEOUT_S)
         except (ConnectionError, RuntimeError, ValueError, TypeError, TimeoutError) as exc:
@@ -431,7 +435,7 @@ class RayExecutor:
         try:
             await self._close(ray)
         finally:
-            if self._init_thread is None or not self._init_thread.is_alive():
+            if self._init_done is None or self._init_done.done():
                 self._quiet.stop()   # else at exit: ray.init still retries, and logs it
 
     async def _close(self, ray: ModuleType | None) -> None:

@@ -18,7 +18,8 @@ registrations must not flood the terminal. For each kind of warning (a key such 
 ``("failed", "127.0.0.1")``) the gate passes the first ``burst`` lines of a window of
 ``window_s`` seconds and counts the rest; when the window ends (or at :meth:`WarningGate.flush`)
 one summary line tells how many were left out, with the latest. So a flood gives at most
-``burst`` lines plus one summary per window and kind.
+``burst`` lines plus one summary per window and kind; a kind (failed registrations from any
+address) passes at most ``kind_burst`` lines a window in all.
 """
 
 from __future__ import annotations
@@ -119,13 +120,16 @@ class WarningGate:
 
     Args:
         emit: where the lines go (the server's ``on_warning``).
-        burst: lines passed per kind and window. window_s: the window, seconds.
+        burst: lines passed per key and window; kind_burst: per kind (all keys ``(kind,
+        ...)``) and window, so a flood from many addresses is bounded too. window_s: the
+        window, seconds.
     """
 
-    def __init__(self, emit: Callable[[str], None], *, burst: int = 3,
+    def __init__(self, emit: Callable[[str], None], *, burst: int = 3, kind_burst: int = 5,
                  window_s: float = 60.0) -> None:
         self.emit = emit
         self.burst = max(1, burst)
+        self.kind_burst = max(1, kind_burst)
         self.window_s = window_s
         #: key -> [lines passed this window, lines left out, the latest left out]
         self._windows: dict[Hashable, list[int | str]] = {}
@@ -133,7 +137,24 @@ class WarningGate:
 
     def warn(self, key: Hashable, text: str, *, burst: int | None = None) -> None:
         """Emit ``text`` unless ``key`` has had ``burst`` lines (default: the gate's) in this
-        window; then it is counted for the window's summary."""
+        window, or its kind (``key[0]`` of a tuple key: e.g. failed registrations from any
+        address) has had :attr:`kind_burst`; else it is counted for a summary."""
+        kind = ("kind", key[0]) if isinstance(key, tuple) and key else None
+        for k, limit in ((kind, self.kind_burst), (key, self.burst if burst is None else burst)):
+            if k is None:
+                continue
+            window = self._window(k)
+            if int(window[0]) >= limit:
+                window[1] = int(window[1]) + 1
+                window[2] = text
+                return
+        for k in (kind, key):
+            if k is not None:
+                window = self._windows[k]
+                window[0] = int(window[0]) + 1
+        self.emit(text)
+
+    def _window(self, key: Hashable) -> list[int | str]:
         window = self._windows.get(key)
         if window is None:
             window = self._windows[key] = [0, 0, ""]
@@ -143,13 +164,7 @@ class WarningGate:
                 loop = None
             if loop is not None:
                 self._timers[key] = loop.call_later(self.window_s, self._close, key)
-        passed = int(window[0])
-        if passed < (self.burst if burst is None else burst):
-            window[0] = passed + 1
-            self.emit(text)
-            return
-        window[1] = int(window[1]) + 1
-        window[2] = text
+        return window
 
     def _close(self, key: Hashable) -> None:
         """End ``key``'s window: one summary line if lines were left out."""

@@ -15,6 +15,7 @@ import pytest
 
 from arena.protocol import server as server_module
 from arena.protocol._gen.threefiveeight.v1 import arena_pb2 as pb
+from arena.protocol.admission import WarningGate
 from arena.protocol.limits import Backoff, peer_host
 
 from .helpers import PATIENCE_S, RawClient, run, started_server
@@ -265,4 +266,27 @@ def test_tokens_are_compared_in_constant_time(monkeypatch) -> None:
         finally:
             await c.close()
             await server.stop()
+    run(scenario())
+
+
+def test_warning_gate_bounds_a_flood_then_summarises() -> None:
+    async def scenario():
+        lines: list[str] = []
+        gate = WarningGate(lines.append, burst=2, kind_burst=3, window_s=3600)
+        for i in range(500):                     # one address, then many addresses
+            gate.warn(("failed", "10.0.0.1"), f"failure {i} from 10.0.0.1", burst=1)
+        for i in range(500):
+            gate.warn(("failed", f"10.1.{i // 250}.{i % 250}"), f"failure from host {i}",
+                      burst=1)
+        gate.warn("other", "a different warning")
+        assert lines == ["failure 0 from 10.0.0.1", "failure from host 0",
+                         "failure from host 1", "a different warning"]
+        gate.flush()
+        assert sorted(lines[4:]) == [      # held back by the kind's cap, and by the key's
+            "498 more warnings of this kind in the last 3600 s were not shown; the latest: "
+            "failure from host 499",
+            "499 more warnings of this kind in the last 3600 s were not shown; the latest: "
+            "failure 499 from 10.0.0.1"]
+        gate.warn(("failed", "10.0.0.1"), "after the window")    # a new window
+        assert lines[-1] == "after the window"
     run(scenario())

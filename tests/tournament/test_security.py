@@ -33,6 +33,31 @@ def _late_bot(flag: Path) -> list[str]:
             'exec {python} -m sample_bots.random_bot "$@"', "late"]
 
 
+def _start_arena(tmp_path: Path) -> tuple[subprocess.Popen[bytes], Path]:
+    """``arena run t.toml --out o --quiet`` in ``tmp_path``, its stderr in ``err.txt``."""
+    err_path = tmp_path / "err.txt"
+    with open(err_path, "wb") as err:
+        arena = subprocess.Popen([sys.executable, "-m", "arena.cli", "run",
+                                  str(tmp_path / "t.toml"), "--out", str(tmp_path / "o"),
+                                  "--quiet"], stdout=subprocess.DEVNULL, stderr=err,
+                                 start_new_session=True)
+    return arena, err_path
+
+
+def _bot_environment(tag: str, wanted: Callable[[int], bool]) -> dict[str, str] | None:
+    """The environment of the first process tagged ``tag`` that is ``wanted`` (within 30 s)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        for pid in tagged_processes(tag):
+            try:
+                if wanted(pid):
+                    return _environ(pid)
+            except OSError:
+                pass
+        time.sleep(0.05)
+    return None
+
+
 def _run_with_thief(tmp_path: Path, config: str, tag: str, thief_tag: str, flag: Path,
                     address: Callable[[dict[str, str]], str], *, marker: str = "registered from",
                     thief_status: int = 0) -> tuple[str, int]:
@@ -41,30 +66,17 @@ def _run_with_thief(tmp_path: Path, config: str, tag: str, thief_tag: str, flag:
     arena's stderr, the flag lets the real bot connect. Returns the arena's stderr and the
     thief's pid (which exited with ``thief_status``); checks that nothing is left."""
     (tmp_path / "t.toml").write_text(config)
-    err_path = tmp_path / "err.txt"
-    with open(err_path, "wb") as err:
-        arena = subprocess.Popen([sys.executable, "-m", "arena.cli", "run",
-                                  str(tmp_path / "t.toml"), "--out", str(tmp_path / "o"),
-                                  "--quiet"], stdout=subprocess.DEVNULL, stderr=err,
-                                 start_new_session=True)
+    arena, err_path = _start_arena(tmp_path)
     thief = None
     try:
-        deadline = time.monotonic() + 30
-        env = None
-        while env is None and time.monotonic() < deadline:
-            for pid in tagged_processes(tag):
-                try:
-                    if str(flag).encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
-                        env = _environ(pid)
-                        break
-                except OSError:
-                    pass
-            time.sleep(0.05)
+        env = _bot_environment(
+            tag, lambda pid: str(flag).encode() in Path(f"/proc/{pid}/cmdline").read_bytes())
         assert env is not None, "the late bot never started"
         thief = subprocess.Popen(
             [sys.executable, "-m", "sample_bots.random_bot", "--arena", address(env)],
             env={**os.environ, "ARENA_TOKEN": env["ARENA_TOKEN"], "ARENA_TEST_TAG": thief_tag},
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        deadline = time.monotonic() + 30
         while marker not in err_path.read_text() and time.monotonic() < deadline:
             time.sleep(0.05)
         flag.touch()
@@ -117,7 +129,6 @@ def test_a_remote_bots_token_over_the_unix_socket_is_refused_with_a_warning(tmp_
               + f'[[bots]]\nname = "far"\nremote = true\ntoken = "{token}"\n'
               + f'[server]\nbind = "127.0.0.1:{port}"\n')
     (tmp_path / "t.toml").write_text(config)
-    err_path = tmp_path / "err.txt"
     started: list[subprocess.Popen[bytes]] = []
 
     def start(cmd: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
@@ -126,23 +137,10 @@ def test_a_remote_bots_token_over_the_unix_socket_is_refused_with_a_warning(tmp_
                                         stderr=subprocess.DEVNULL, start_new_session=True))
         return started[-1]
 
-    with open(err_path, "wb") as err:
-        arena = subprocess.Popen([sys.executable, "-m", "arena.cli", "run",
-                                  str(tmp_path / "t.toml"), "--out", str(tmp_path / "o"),
-                                  "--quiet"], stdout=subprocess.DEVNULL, stderr=err,
-                                 start_new_session=True)
+    arena, err_path = _start_arena(tmp_path)
     try:
-        deadline = time.monotonic() + 30
-        address = None
-        while address is None and time.monotonic() < deadline:
-            for pid in tagged_processes(tag):
-                try:
-                    address = _environ(pid).get("ARENA_ADDRESS")
-                except OSError:
-                    continue
-                if address:
-                    break
-            time.sleep(0.05)
+        env = _bot_environment(tag, lambda pid: "ARENA_ADDRESS" in _environ(pid))
+        address = env["ARENA_ADDRESS"] if env is not None else None
         assert address is not None and address.startswith("unix:/"), address
         thief = start([sys.executable, "-m", "sample_bots.random_bot", "--arena", address],
                       {"ARENA_TOKEN": token})
