@@ -22,18 +22,17 @@ import contextlib
 import logging
 import os
 import signal
-import socket
-import threading
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
-from ..errors import UserError
 from ..tournament.config import RAY_MISSING, TournamentConfig
 from ..tournament.executor import PlayedMatch
 from ..tournament.schedule import ScheduledMatch
+from ..errors import UserError
+from .connect import ClusterError, probe, sentence, start_init, wait_init
 from .quiet import RayLogFilter
 
 if TYPE_CHECKING:
@@ -48,59 +47,6 @@ CLOSE_TIMEOUT_S = 20.0
 #: seconds the run waits with no worker placed and started (cluster full, runtime_env being
 #: set up) before it stops with ClusterError
 PLACEMENT_TIMEOUT_S = 600.0
-#: seconds ray.init may take to connect before the run stops with ClusterError
-CONNECT_TIMEOUT_S = 60.0
-#: seconds the TCP probe of a cluster address waits for the connection
-PROBE_TIMEOUT_S = 5.0
-
-
-def _sentence(text: str, limit: int = 300) -> str:
-    """Ray's message on one line (its lines joined), cut at a word, not in one."""
-    flat = " ".join(text.split())
-    if len(flat) <= limit:
-        return flat
-    return flat[:limit].rsplit(" ", 1)[0] + " ..."
-
-
-def _settle(fut: asyncio.Future[None], exc: BaseException | None) -> None:
-    if fut.done():
-        return
-    if exc is None:
-        fut.set_result(None)
-    else:
-        fut.set_exception(exc)
-
-
-def probe_target(address: str) -> tuple[str, int] | None:
-    """The ``(host, port)`` a cluster address dials first (``HOST:PORT``, ``ray://HOST:PORT``,
-    ``auto`` with ``RAY_ADDRESS`` set to one of those), or None (``local``, plain ``auto``)."""
-    if address == "auto":
-        address = os.environ.get("RAY_ADDRESS", "").strip() or "auto"
-    host, sep, port = address.removeprefix("ray://").rpartition(":")
-    if not sep or not host or not port.isdigit():
-        return None
-    return host.strip("[]"), int(port)
-
-
-def _probe(address: str) -> None:
-    """Raise ClusterError when nothing accepts a TCP connection where ``address`` points."""
-    target = probe_target(address)
-    if target is None:
-        return
-    try:
-        socket.create_connection(target, timeout=PROBE_TIMEOUT_S).close()
-    except OSError as exc:
-        why = "nothing listens there" if isinstance(exc, ConnectionRefusedError) else \
-            (exc.strerror or str(exc) or type(exc).__name__)
-        raise ClusterError(f"cannot connect to the Ray cluster at {address}: {why} (TCP "
-                           f"{target[0]} port {target[1]}); check [cluster] address or "
-                           "--ray") from None
-
-
-class ClusterError(UserError):
-    """The Ray cluster cannot be used: not reachable, too small, or workers keep dying."""
-
-
 _R_co = TypeVar("_R_co", covariant=True)
 
 
@@ -224,18 +170,16 @@ class RayExecutor:
         return env
 
     async def _connect(self, ray: ModuleType, runtime_env: dict[str, object]) -> None:
-        """``ray.init`` for ``[cluster] address``: first a TCP probe of the address (nothing
-        listening is a one-line error at once), then ``ray.init`` in a thread of its own under
-        a watchdog of :data:`CONNECT_TIMEOUT_S` (it retries for ever on an address that does
-        not answer as Ray, and blocks signals while it does): the event loop stays free, so a
-        signal stops the run at any moment.
+        """``ray.init`` for ``[cluster] address`` (:mod:`arena.cluster.connect`: a TCP probe
+        first, then ray.init in a thread of its own under a watchdog, so a signal stops the run
+        at any moment); Ray's own log lines go to ``OUT/logs/ray.log``.
 
         Raises:
-            ClusterError: nothing listens at the address, or Ray did not connect in time, or
-                ray.init failed (the first line of its message).
+            ClusterError: nothing listens at the address, Ray did not connect in time, or
+                ray.init failed.
         """
         address = self.cluster.address
-        _probe(address)
+        probe(address)
         kwargs: dict[str, object] = {"logging_level": logging.WARNING, "log_to_driver": False}
         if runtime_env:
             kwargs["runtime_env"] = runtime_env
@@ -243,38 +187,11 @@ class RayExecutor:
             kwargs["address"] = address
         else:
             kwargs["include_dashboard"] = False
-        self._quiet.start()     # Ray's own log lines go to OUT/logs/ray.log
+        self._quiet.start()
         before = signal.getsignal(signal.SIGTERM)   # ray.init replaces it with sys.exit
-        loop = asyncio.get_running_loop()
-        done: asyncio.Future[None] = loop.create_future()
-
-        def init() -> None:
-            try:
-                ray.init(**kwargs)
-            except BaseException as exc:  # handed to the awaiting task
-                loop.call_soon_threadsafe(_settle, done, exc)
-                return
-            loop.call_soon_threadsafe(_settle, done, None)
-            # then the thread lives as long as the process: Ray starts its processes (GCS,
-            # raylet for "local") with a parent-death signal, sent when the *thread* that
-            # started them ends
-            threading.Event().wait()
-
-        # a daemon thread: one stuck in ray.init does not keep the process alive at exit
-        self._init_done = done
-        threading.Thread(target=init, name="ray.init", daemon=True).start()
+        self._init_done = start_init(ray, kwargs)
         try:
-            await asyncio.wait_for(asyncio.shield(done), CONNECT_TIMEOUT_S)
-        except (ConnectionError, RuntimeError, ValueError, TypeError, TimeoutError) as exc:
-            if not done.done():   # the watchdog's
-                raise ClusterError(f"cannot connect to the Ray cluster at {address}: no "
-                                   f"answer within {CONNECT_TIMEOUT_S:g} s (is it the GCS port "
-                                   "of a Ray cluster, e.g. 6379?)") from None
-            first = _sentence(str(exc)) or type(exc).__name__
-            hint = (" (start one with `ray start --head`, or use address = \"local\")"
-                    if address == "auto" else "")
-            raise ClusterError(f"cannot connect to the Ray cluster at {address}: {first}"
-                               f"{hint}") from None
+            await wait_init(self._init_done, address)
         finally:
             if before is not None and signal.getsignal(signal.SIGTERM) is not before:
                 signal.signal(signal.SIGTERM, before)   # the CLI's clean shutdown again
@@ -353,7 +270,7 @@ class RayExecutor:
                 cause = exc.cause if getattr(exc, "cause", None) is not None else exc
                 if isinstance(cause, UserError):
                     raise ClusterError(str(cause)) from None
-                first = _sentence((str(cause).strip().splitlines() or [""])[0], 200)
+                first = sentence((str(cause).strip().splitlines() or [""])[0], 200)
                 raise ClusterError(f"a Ray worker failed in match {m.match_id}: "
                                    f"{type(cause).__name__}: {first}; results so far are "
                                    "kept, rerun to resume") from None

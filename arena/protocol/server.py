@@ -17,7 +17,8 @@ protocol version must be supported, and no live connection may hold the token al
 otherwise the bot gets a ``RegisterResponse`` with the reason and the stream is closed. A bot
 that sends nothing within ``register_timeout_s`` is dropped the same way.
 
-Tokens are compared with :func:`hmac.compare_digest` (looked up by their SHA-256). Security
+Tokens (:class:`arena.protocol.tokens.Tokens`) are compared with :func:`hmac.compare_digest`
+(looked up by their SHA-256). Security
 events are reported through ``on_warning`` (the arena prints them, even with ``--quiet``),
 rate-limited per kind (:class:`arena.protocol.admission.WarningGate`: a flood gives a few lines
 and one summary per minute): a token used over the wrong transport (a remote bot's over the
@@ -39,10 +40,10 @@ registration from an address delays the answers to the next failed ones from it
 (:class:`arena.protocol.limits.Backoff`; a valid token is never delayed).
 
 After a rejected ``RegisterResponse`` the stream ends with a gRPC status that matches the
-reason (:data:`REJECT_STATUS`: UNAUTHENTICATED for a bad token, FAILED_PRECONDITION for an
-unsupported protocol version, ALREADY_EXISTS for a token already connected, INVALID_ARGUMENT /
-DEADLINE_EXCEEDED for a missing registration, UNAVAILABLE for "try again later"), so generic
-gRPC clients see the failure too.
+reason (:data:`arena.protocol.registration.REJECT_STATUS`: UNAUTHENTICATED for a bad token,
+FAILED_PRECONDITION for an unsupported protocol version, ALREADY_EXISTS for a token already
+connected, INVALID_ARGUMENT / DEADLINE_EXCEEDED for a missing registration, UNAVAILABLE for "try
+again later"), so generic gRPC clients see the failure too.
 
 The Play method is served with a raw-bytes request deserializer so a message that does not parse
 is answered with a rejection instead of failing the RPC (see :mod:`arena.protocol.session`).
@@ -57,14 +58,11 @@ without it a bind address other than loopback logs a warning (the token travels 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import hmac
 import logging
 from collections.abc import AsyncIterator, Callable
-from typing import Any, Literal
+from typing import Any
 
 import grpc
-from google.protobuf.message import DecodeError
 
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
@@ -86,15 +84,21 @@ from .limits import (
 )
 from .session import CLOSE, BotIdentity, RemoteBot
 from .tls import TlsConfig, is_loopback
+from .registration import (
+    REJECT_STATUS,
+    WRONG_TRANSPORT,
+    register_request,
+    reject,
+    reject_message,
+)
+from .tokens import PeerCheck, Tokens, Transport, transport_of
+
+__all__ = ["REJECT_STATUS", "ArenaServer", "PeerCheck", "Transport", "transport_of"]
 
 log = logging.getLogger("arena.protocol")
 
 SERVICE_NAME = "threefiveeight.v1.ArenaService"
 _MAX_NAME = 100
-#: a token's peer check: None when the peer is the expected process, else why not
-PeerCheck = Callable[[str], "str | None"]
-#: the listener a stream came over
-Transport = Literal["tcp", "unix"]
 #: the first message did not come: the stream was pushed out of the waiting room
 _PUSHED_OUT = object()
 #: seconds a stream that sent EOF is given to turn out cancelled (the transport closed it)
@@ -102,33 +106,6 @@ _CLOSE_GRACE_S = 0.2
 #: what may have ended a stream that was cancelled under the server
 _CLOSED_BY = ("its process ended, or the connection was closed: a message over 4 MiB, "
               "keepalive pings unanswered or sent more often than every 5 s, a network fault")
-
-
-def transport_of(peer: str) -> Transport:
-    """``"unix"`` for gRPC's peer string of a Unix-socket connection, else ``"tcp"``."""
-    return "unix" if peer.startswith("unix:") else "tcp"
-
-
-def _digest(token: str) -> bytes:
-    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
-
-#: the gRPC status that ends the stream after a rejected registration, by reject reason
-REJECT_STATUS = {
-    pb.REGISTER_REJECT_REASON_BAD_TOKEN: grpc.StatusCode.UNAUTHENTICATED,
-    pb.REGISTER_REJECT_REASON_UNSUPPORTED_PROTOCOL_VERSION: grpc.StatusCode.FAILED_PRECONDITION,
-    pb.REGISTER_REJECT_REASON_ALREADY_CONNECTED: grpc.StatusCode.ALREADY_EXISTS,
-    pb.REGISTER_REJECT_REASON_NOT_REGISTERED: grpc.StatusCode.INVALID_ARGUMENT,
-    pb.REGISTER_REJECT_REASON_TRY_AGAIN_LATER: grpc.StatusCode.UNAVAILABLE,
-}
-_WHERE = {"tcp": "over TCP", "unix": "over the arena's Unix socket"}
-_WRONG_TRANSPORT = ("this token is not accepted on this address: use the address the arena "
-                    "gave with it")
-
-
-def _reg_reject(reason: pb.RegisterRejectReason, detail: str) -> pb.ArenaMessage:
-    return pb.ArenaMessage(register=pb.RegisterResponse(
-        accepted=False, reason=reason, detail=detail,
-        supported_protocol_versions=SUPPORTED_PROTOCOL_VERSIONS))
 
 
 class ArenaServer:
@@ -192,9 +169,7 @@ class ArenaServer:
             "tcp": WaitingRoom(max_unregistered, max_unregistered_per_peer),
             "unix": WaitingRoom(max_unregistered, max_unregistered)}
         self.bots: dict[str, RemoteBot] = {}
-        #: sha256(token) -> (token, name, the transport it may use or None for either)
-        self._expected: dict[bytes, tuple[str, str, Transport | None]] = {}
-        self._peer_checks: dict[bytes, PeerCheck] = {}
+        self.tokens = Tokens()
         #: the tasks serving registered streams (each ends once its status is sent)
         self._streams: set[asyncio.Task[Any]] = set()
         self._waiters: dict[str, list[asyncio.Future[RemoteBot]]] = {}
@@ -281,7 +256,7 @@ class ArenaServer:
                 if not fut.done():
                     fut.cancel()
         self._waiters.clear()
-        self._peer_checks.clear()
+        self.tokens.clear_peer_checks()
         if self._streams:  # let each stream send its Goodbye and status before the transport
             # goes: a bot still writing when the connection closes loses both to a broken pipe
             await asyncio.wait(set(self._streams), timeout=grace_s)
@@ -303,35 +278,17 @@ class ArenaServer:
         Raises:
             ValueError: empty token or name, or an unknown transport.
         """
-        if not token or not name:
-            raise ValueError("expect() needs a non-empty token and name")
-        if transport not in (None, "tcp", "unix"):
-            raise ValueError(f"transport must be 'tcp', 'unix' or None, not {transport!r}")
-        self._expected[_digest(token)] = (token, name, transport)
-        if peer_check is not None:
-            self._peer_checks[_digest(token)] = peer_check
+        self.tokens.expect(token, name, transport=transport, peer_check=peer_check)
 
     def set_peer_check(self, token: str, check: PeerCheck) -> None:
         """Run ``check(peer)`` when a bot registers with ``token`` (gRPC's peer string, e.g.
         ``"ipv4:127.0.0.1:5555"``); a non-None answer (why the peer is not the expected
         process) is reported as a warning. The registration is still accepted."""
-        self._peer_checks[_digest(token)] = check
-
-    def _name_for(self, token: str) -> str | None:
-        """The arena's name for ``token``, or None. Looked up by the token's SHA-256 (so the
-        lookup's timing tells nothing about the expected tokens), then compared with
-        :func:`hmac.compare_digest`."""
-        entry = self._expected.get(_digest(token))
-        if entry is None or not hmac.compare_digest(
-                entry[0].encode("utf-8", "surrogatepass"),
-                token.encode("utf-8", "surrogatepass")):
-            return None
-        return entry[1]
+        self.tokens.set_peer_check(token, check)
 
     def forget(self, token: str) -> None:
         """Stop accepting ``token``; a bot connected with it is told goodbye."""
-        self._expected.pop(_digest(token), None)
-        self._peer_checks.pop(_digest(token), None)
+        self.tokens.forget(token)
         bot = self.bots.pop(token, None)
         if bot is not None:
             bot.close("the arena removed this bot")
@@ -344,7 +301,7 @@ class ArenaServer:
             UnknownTokenError: ``token`` was never passed to :meth:`expect`.
             BotConnectTimeout: no bot registered with it in time.
         """
-        name = self._name_for(token)
+        name = self.tokens.name_for(token)
         if name is None:
             raise UnknownTokenError(f"no bot is expected with token {redact(token)}: "
                                     "call expect(token, name) first")
@@ -363,61 +320,37 @@ class ArenaServer:
                 waiters.remove(fut)
 
     # ----- the Play stream -------------------------------------------------------------------
-    def _register_request(self, raw: bytes | None) -> pb.RegisterRequest | str:
-        """The RegisterRequest of a first message, or why there is none."""
-        if raw is None:
-            return f"no RegisterRequest within {self.register_timeout_s:g} s"
-        try:
-            msg = pb.BotMessage.FromString(raw)
-        except DecodeError as exc:
-            return f"first message does not parse as a BotMessage ({exc})"
-        if msg.WhichOneof("kind") != "register":
-            return "the first message must be a RegisterRequest"
-        return msg.register
-
-    def _transport_problem(self, token: str, name: str, transport: Transport) -> str | None:
-        """Why ``token`` may not register over ``transport`` (see :meth:`expect`), or None."""
-        entry = self._expected.get(_digest(token))
-        wanted = entry[2] if entry is not None else None
-        if wanted is None or wanted == transport:
-            return None
-        if wanted == "tcp":
-            return (f"the token of remote bot {name!r} came {_WHERE[transport]}, which is for "
-                    "the bots the arena starts; remote bots connect to the arena's TCP address")
-        return (f"the token of {name!r}, a bot the arena started and gave its Unix socket, came "
-                f"{_WHERE[transport]}")
-
     def _register(self, raw: bytes | None, peer: str) -> tuple[RemoteBot | None, pb.ArenaMessage]:
         """Check a first message; returns (bot, response) with bot None when rejected."""
-        reg = self._register_request(raw)
+        reg = register_request(raw, self.register_timeout_s)
         if isinstance(reg, str):
-            return None, _reg_reject(pb.REGISTER_REJECT_REASON_NOT_REGISTERED, reg)
+            return None, reject_message(pb.REGISTER_REJECT_REASON_NOT_REGISTERED, reg)
         if reg.protocol_version not in self.supported_versions:
-            return None, _reg_reject(
+            return None, reject_message(
                 pb.REGISTER_REJECT_REASON_UNSUPPORTED_PROTOCOL_VERSION,
                 f"protocol version {reg.protocol_version!r} is not supported; this arena "
                 f"speaks {', '.join(self.supported_versions)}")
-        name = self._name_for(reg.token)
+        name = self.tokens.name_for(reg.token)
         if name is None:
-            return None, _reg_reject(pb.REGISTER_REJECT_REASON_BAD_TOKEN,
+            return None, reject_message(pb.REGISTER_REJECT_REASON_BAD_TOKEN,
                                      "unknown token: check --token / ARENA_TOKEN")
-        wrong = self._transport_problem(reg.token, name, transport_of(peer))
+        wrong = self.tokens.transport_problem(reg.token, name, transport_of(peer))
         if wrong is not None:
             self.warnings.warn(("transport", name), f"{wrong}; it was refused. The token has "
                                f"leaked (latest from {peer})", burst=3)
-            return None, _reg_reject(pb.REGISTER_REJECT_REASON_BAD_TOKEN, _WRONG_TRANSPORT)
+            return None, reject_message(pb.REGISTER_REJECT_REASON_BAD_TOKEN, WRONG_TRANSPORT)
         old = self.bots.get(reg.token)
         if old is not None and old.alive:
             self.warnings.warn(
                 ("already", name), f"a second connection ({peer}) used the token of a bot "
                 f"that is already connected; it was refused (a bot is already connected with "
                 f"this token ({name!r})). The token may have leaked", burst=3)
-            return None, _reg_reject(pb.REGISTER_REJECT_REASON_ALREADY_CONNECTED,
+            return None, reject_message(pb.REGISTER_REJECT_REASON_ALREADY_CONNECTED,
                                      f"a bot is already connected with this token ({name!r})")
         ident = BotIdentity(name=name, reported_name=reg.name[:_MAX_NAME],
                             version=reg.version[:_MAX_NAME], client=reg.client[:_MAX_NAME],
                             protocol_version=reg.protocol_version, peer=peer)
-        check = self._peer_checks.get(_digest(reg.token))
+        check = self.tokens.peer_check(reg.token)
         problem = check(peer) if check is not None else None
         if problem:
             self.warnings.warn(
@@ -475,7 +408,7 @@ class ArenaServer:
             if raw is _PUSHED_OUT:
                 detail = ("too many streams are waiting to register; open a new one and "
                           "register again after a short pause")
-                await self._reject(context, _reg_reject(
+                await reject(context, reject_message(
                     pb.REGISTER_REJECT_REASON_TRY_AGAIN_LATER, detail))
                 return None
             if raw is not None and not isinstance(raw, bytes):
@@ -488,22 +421,13 @@ class ArenaServer:
             reply = response.register    # a token used twice or over the wrong transport
             self._failed(peer, reply.detail, warn=not (   # had a warning of its own
                 reply.reason == pb.REGISTER_REJECT_REASON_ALREADY_CONNECTED
-                or reply.detail == _WRONG_TRANSPORT))
+                or reply.detail == WRONG_TRANSPORT))
             if delay:   # answered at once when a newer stream takes the place
                 await asyncio.wait({place.lost}, timeout=delay)
-            await self._reject(context, response, timed_out=raw is None)
+            await reject(context, response, timed_out=raw is None)
             return None
         finally:
             room.leave(place)
-
-    async def _reject(self, context: grpc.aio.ServicerContext, response: pb.ArenaMessage,
-                      *, timed_out: bool = False) -> None:
-        """Send a rejected RegisterResponse and end the stream with its status."""
-        await context.write(response)
-        reply = response.register
-        context.set_code(grpc.StatusCode.DEADLINE_EXCEEDED if timed_out
-                         else REJECT_STATUS[reply.reason])
-        context.set_details(reply.detail)
 
     def _pushed_out(self, room: WaitingRoom, lost: Place, host: str) -> None:
         where = "the Unix socket" if host == "unix" else host

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from arena.cluster.executor import probe_target
+from arena.cluster.connect import probe_target
 
 from ..tournament.helpers import config_text, new_tag
 
@@ -64,7 +64,7 @@ def test_ctrl_c_stops_the_driver_while_ray_cannot_connect(tmp_path):
             time.sleep(8)                    # ray.init is retrying by now
             assert proc.poll() is None
             proc.send_signal(signal.SIGINT)
-            out, err = proc.communicate(timeout=30)
+            _out, err = proc.communicate(timeout=30)
         finally:
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)

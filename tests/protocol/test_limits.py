@@ -13,7 +13,7 @@ import time
 import grpc
 import pytest
 
-from arena.protocol import server as server_module
+from arena.protocol import tokens as tokens_module
 from arena.protocol._gen.threefiveeight.v1 import arena_pb2 as pb
 from arena.protocol.admission import WarningGate
 from arena.protocol.limits import Backoff, peer_host
@@ -246,13 +246,13 @@ def test_second_connection_with_a_token_in_use_is_a_warning() -> None:
 
 def test_tokens_are_compared_in_constant_time(monkeypatch) -> None:
     calls: list[tuple[bytes, bytes]] = []
-    real = server_module.hmac.compare_digest
+    real = tokens_module.hmac.compare_digest
 
     def spy(a, b):
         calls.append((a, b))
         return real(a, b)
 
-    monkeypatch.setattr(server_module.hmac, "compare_digest", spy)
+    monkeypatch.setattr(tokens_module.hmac, "compare_digest", spy)
 
     async def scenario():
         server, port = await started_server()
