@@ -10,7 +10,8 @@ Transport (gRPC core channel arguments, checked by tests/protocol/test_limits.py
   timeout;
 - ``grpc.max_allowed_incoming_connections``: connections over the cap are closed at once;
 - ``grpc.max_concurrent_streams``: streams per connection (a bot needs one; a program that
-  hosts several bots may open one per bot on a shared connection).
+  hosts several bots may open one per bot on a shared connection; on the Unix socket, where
+  each bot the arena starts has a process of its own, 4).
 
 Keepalive (tests/protocol/test_keepalive.py). The TCP port (remote bots) detects dead peers:
 the arena pings a connection after :data:`KEEPALIVE_TIME_S` without traffic and closes it when
@@ -42,6 +43,8 @@ from collections.abc import Callable
 
 #: streams per connection (a bot uses one)
 MAX_STREAMS_PER_CONNECTION = 100
+#: ... on the Unix socket, where only the bots the arena starts connect (one stream each)
+MAX_STREAMS_PER_UNIX_CONNECTION = 4
 #: default cap on streams waiting to register at once, per listener (TCP port, Unix socket)
 MAX_UNREGISTERED = 32
 #: default cap on streams waiting to register at once from one TCP address
@@ -63,11 +66,12 @@ def _ms(seconds: float) -> int:
 
 
 def transport_options(handshake_timeout_s: float, idle_timeout_s: float,
-                      max_connections: int | None) -> list[tuple[str, int]]:
+                      max_connections: int | None,
+                      max_streams: int = MAX_STREAMS_PER_CONNECTION) -> list[tuple[str, int]]:
     """gRPC server options for the limits above (times in seconds, converted to ms)."""
     opts = [("grpc.server_handshake_timeout_ms", _ms(handshake_timeout_s)),
             ("grpc.max_connection_idle_ms", _ms(idle_timeout_s)),
-            ("grpc.max_concurrent_streams", MAX_STREAMS_PER_CONNECTION),
+            ("grpc.max_concurrent_streams", max_streams),
             ("grpc.so_reuseport", 0)]
     if max_connections is not None:
         opts.append(("grpc.max_allowed_incoming_connections", max_connections))

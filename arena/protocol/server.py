@@ -33,7 +33,10 @@ never pings, so a bot process stopped between its matches keeps its connection
 (:mod:`arena.protocol.limits`). Limits: each listener has a waiting room for streams that have
 not registered (:class:`arena.protocol.admission.WaitingRoom`: ``max_unregistered`` places, at
 most ``max_unregistered_per_peer`` per TCP address; at a cap a new stream pushes out the oldest
-one, which is told ``TRY_AGAIN_LATER``, so squatters cannot keep bots out); connections that
+one, which is told ``TRY_AGAIN_LATER``, so squatters cannot keep bots out; on the Unix socket,
+where gRPC tells no connection from another, a process holding more than
+:data:`arena.protocol.unixpeers.MAX_CONNECTIONS_PER_PROCESS` connections, named by the kernel's
+``SO_PEERCRED``, has them closed); connections that
 never complete the HTTP/2 start or hold no stream are closed after ``handshake_timeout_s`` /
 ``idle_timeout_s``; at most ``max_connections`` connections per listener; and each failed
 registration from an address delays the answers to the next failed ones from it
@@ -59,6 +62,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -74,6 +79,8 @@ from .errors import BotConnectTimeout, ServerStartError, UnknownTokenError, reda
 from .limits import (
     KEEPALIVE_TIME_S,
     KEEPALIVE_TIMEOUT_S,
+    MAX_STREAMS_PER_CONNECTION,
+    MAX_STREAMS_PER_UNIX_CONNECTION,
     MAX_UNREGISTERED,
     MAX_UNREGISTERED_PER_PEER,
     Backoff,
@@ -82,6 +89,7 @@ from .limits import (
     transport_options,
     unix_keepalive_options,
 )
+from . import unixpeers
 from .session import CLOSE, BotIdentity, RemoteBot
 from .tls import TlsConfig, is_loopback
 from .registration import (
@@ -174,6 +182,7 @@ class ArenaServer:
         self._streams: set[asyncio.Task[Any]] = set()
         self._waiters: dict[str, list[asyncio.Future[RemoteBot]]] = {}
         self._servers: list[grpc.aio.Server] = []
+        self._policed = float("-inf")    # when the Unix socket's connections were last read
         self.port: int | None = None
 
     @property
@@ -182,9 +191,10 @@ class ArenaServer:
         return sum(len(room) for room in self.rooms.values())
 
     # ----- lifecycle -------------------------------------------------------------------------
-    def _new_server(self, keepalive: list[tuple[str, int]]) -> grpc.aio.Server:
+    def _new_server(self, keepalive: list[tuple[str, int]],
+                    max_streams: int = MAX_STREAMS_PER_CONNECTION) -> grpc.aio.Server:
         server = grpc.aio.server(options=[*keepalive, *transport_options(
-            self.handshake_timeout_s, self.idle_timeout_s, self.max_connections)])
+            self.handshake_timeout_s, self.idle_timeout_s, self.max_connections, max_streams)])
         handler = grpc.method_handlers_generic_handler(SERVICE_NAME, {
             "Play": grpc.stream_stream_rpc_method_handler(
                 self._play, request_deserializer=None,
@@ -218,7 +228,7 @@ class ArenaServer:
             raise ServerStartError(f"cannot listen on {self.bind!r} (address in use?)")
         servers = [server]
         if self.unix_address is not None:
-            unix = self._new_server(unix_keepalive_options())
+            unix = self._new_server(unix_keepalive_options(), MAX_STREAMS_PER_UNIX_CONNECTION)
             try:
                 ok = unix.add_insecure_port(self.unix_address)
             except RuntimeError:
@@ -392,6 +402,8 @@ class ArenaServer:
         place, lost = room.enter(host)
         if lost is not None:
             self._pushed_out(room, lost, host)
+            if host == "unix":
+                self._police_unix()
         raw: object = None
         try:
             try:
@@ -428,6 +440,24 @@ class ArenaServer:
             return None
         finally:
             room.leave(place)
+
+    def _police_unix(self) -> None:
+        """Under a flood on the Unix socket (at most once a second): close every connection of
+        a process that holds more than :data:`~arena.protocol.unixpeers.MAX_CONNECTIONS_PER_PROCESS`
+        (the kernel's ``SO_PEERCRED`` names the process; gRPC cannot)."""
+        now = time.monotonic()
+        if self.unix_socket is None or now - self._policed < 1.0:
+            return
+        self._policed = now
+        me = os.getpid()
+        for pid, fds in unixpeers.connections(self.unix_socket).items():
+            if pid == me or len(fds) <= unixpeers.MAX_CONNECTIONS_PER_PROCESS:
+                continue
+            closed = unixpeers.shut_down(fds, pid, self.unix_socket)
+            self.warnings.warn(("unix-hog", pid), (
+                f"{unixpeers.describe(pid)} held {len(fds)} connections to the arena's Unix "
+                f"socket (a bot needs one; at most {unixpeers.MAX_CONNECTIONS_PER_PROCESS}): "
+                f"{closed} were closed"), burst=1)
 
     def _pushed_out(self, room: WaitingRoom, lost: Place, host: str) -> None:
         where = "the Unix socket" if host == "unix" else host

@@ -4,7 +4,8 @@ and e.g. the TCP port, where it has no token), opens a new one whenever one is p
 touches ``--flag`` and, with ``--register``, registers with its own token and plays.
 
 Usage: ``python tests/tournament/squatbot.py --target unix:/... --target 127.0.0.1:PORT
---streams 36 --flag PATH [--register]``
+--streams 36 [--connections 12] --flag PATH [--register]`` (the streams of a target are spread
+over ``--connections`` connections of their own).
 """
 
 from __future__ import annotations
@@ -55,15 +56,19 @@ async def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--target", action="append", default=[])
     ap.add_argument("--streams", type=int, default=36)
+    ap.add_argument("--connections", type=int, default=1)
     ap.add_argument("--flag")
     ap.add_argument("--register", action="store_true")
     ap.add_argument("--arena", help="ignored (the arena appends it; ENV in --target is it)")
     args = ap.parse_args()
     targets = [t.replace("ENV", os.environ.get("ARENA_ADDRESS", "")) for t in args.target]
-    channels = [grpc.aio.insecure_channel(t) for t in targets]
+    # a local subchannel pool: a connection per channel, not one shared by all
+    channels = {t: [grpc.aio.insecure_channel(t, options=[("grpc.use_local_subchannel_pool",
+                                                            1)])
+                    for _ in range(args.connections)] for t in targets}
     opened = [0]
-    squatters = [asyncio.create_task(squat(ch, opened)) for ch in channels
-                 for _ in range(args.streams)]
+    squatters = [asyncio.create_task(squat(channels[t][i % args.connections], opened))
+                 for t in targets for i in range(args.streams)]
     while opened[0] < len(squatters):
         await asyncio.sleep(0.01)
     await asyncio.sleep(0.5)      # the streams reach the arena

@@ -6,6 +6,7 @@ escaped); a bot that squats the registration places of the arena's Unix socket a
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import socket
 import sqlite3
@@ -72,16 +73,19 @@ def _free_port() -> int:
 
 
 def test_squatted_registration_places_keep_no_bot_out(tmp_path):
-    """A started bot opens 36 streams that send nothing on the arena's Unix socket and 36 on
-    its TCP port (where it has no token), and opens a new one whenever one is pushed out; only
-    then does the last honest bot start. Every bot starts, every match is played, and the
-    flood gives a few warning lines, even under --quiet."""
+    """A started bot opens 36 streams that send nothing on the arena's Unix socket (over 12
+    connections) and 36 on its TCP port (where it has no token), and opens a new one whenever
+    one is pushed out; only then does the last honest bot start. Every honest bot starts and
+    plays every match; the squatter, holding more connections to the Unix socket than a bot
+    may, is cut off (SO_PEERCRED names it) and disqualified; the flood gives a bounded number
+    of warning lines, even under --quiet."""
     tag = new_tag()
     flag = tmp_path / "flag"
     port = _free_port()
     text = config_text(None, tag=tag, bots=2, deals=1, hand_cap=1, max_crashes=1)
     text += bot_block("squatter", ["{python}", str(SQUATBOT), "--target", "ENV", "--target",
-                                   f"127.0.0.1:{port}", "--streams", "36", "--flag", str(flag),
+                                   f"127.0.0.1:{port}", "--streams", "36", "--connections", "12",
+                                   "--flag", str(flag),
                                    "--register"], tag)
     text += bot_block("late", ["sh", "-c", f'while [ ! -e {flag} ]; do sleep 0.05; done; '
                                'exec {python} -m sample_bots.random_bot "$@"', "late"], tag)
@@ -98,7 +102,10 @@ def test_squatted_registration_places_keep_no_bot_out(tmp_path):
                for w in warnings), err
     assert any("too many streams waiting to register from 127.0.0.1" in w
                for w in warnings), err
-    assert len(warnings) <= 8, err    # not one per stream pushed out
+    assert re.search(r"WARNING: process \d+ \(\S+ \S+squatbot\.py .*\) held 1[23] "
+                     r"connections to the arena's Unix socket \(a bot needs one; at most 4\): "
+                     r"1[23] were closed", err), err
+    assert len(warnings) <= 12, err    # not one per stream pushed out (hundreds)
     con = sqlite3.connect(tmp_path / "o" / "results.sqlite")
     try:
         rows = con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
@@ -110,6 +117,8 @@ def test_squatted_registration_places_keep_no_bot_out(tmp_path):
              if line.startswith("|")]
     forfeits = table[0].index(next(c for c in table[0] if c.strip() == "forfeits"))
     played = {row[2].strip(): (row[4].strip(), row[forfeits].strip()) for row in table[2:]}
-    assert played == {name: ("18", "0") for name in ("random-0", "random-1", "squatter",
-                                                     "late")}, played
+    assert {n: played[n] for n in ("random-0", "random-1", "late")} == \
+        {n: ("18", "0") for n in ("random-0", "random-1", "late")}, played
+    assert played["squatter"][0] == "18" and int(played["squatter"][1]) > 0, played
+    assert "'squatter' was disqualified" in err
     assert wait_no_processes(tag) == []
