@@ -98,7 +98,7 @@ def test_a_stopped_bot_keeps_its_unix_connection_and_plays_on(procs: BotProcesse
                     # the TCP bot is found dead by the arena's keepalive: the pause is long
                     reason = await asyncio.wait_for(bots[3].done, PATIENCE_S)
                     assert "closed its stream" not in reason, reason
-                    await asyncio.sleep(5 * (1 + 1))   # five more keepalive rounds
+                    await asyncio.sleep(3 * (1 + 1))   # three more keepalive rounds
                     assert bots[0].alive
                 finally:
                     _stop(stopped, signal.SIGCONT)
