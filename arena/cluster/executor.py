@@ -29,10 +29,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
-from ..errors import UserError
 from ..tournament.config import RAY_MISSING, TournamentConfig
 from ..tournament.executor import PlayedMatch
 from ..tournament.schedule import ScheduledMatch
+from ..errors import UserError
+from .connect import ClusterError, probe, sentence, start_init, wait_init
+from .quiet import RayLogFilter
 
 if TYPE_CHECKING:
     from ..tournament.pool import ProcessTracker
@@ -46,12 +48,6 @@ CLOSE_TIMEOUT_S = 20.0
 #: seconds the run waits with no worker placed and started (cluster full, runtime_env being
 #: set up) before it stops with ClusterError
 PLACEMENT_TIMEOUT_S = 600.0
-
-
-class ClusterError(UserError):
-    """The Ray cluster cannot be used: not reachable, too small, or workers keep dying."""
-
-
 _R_co = TypeVar("_R_co", covariant=True)
 
 
@@ -122,6 +118,8 @@ class RayExecutor:
         self.ready: set[WorkerHandle] = set()       # workers placed and started
         self._starting: set[asyncio.Future[None]] = set()
         self.base_dir: str | None = None
+        self._quiet = RayLogFilter(self.log_dir / "ray.log")
+        self._init_done: asyncio.Future[None] | None = None
 
     @property
     def disqualifications(self) -> list[str]:
@@ -138,7 +136,7 @@ class RayExecutor:
         ray = self.ray = import_ray()
         runtime_env = self._runtime_env()
         if not ray.is_initialized():
-            self._connect(ray, runtime_env)
+            await self._connect(ray, runtime_env)
             runtime_env = {}               # the job's: every worker gets it
         elif (wd := self.cluster.working_dir) is not None and "://" not in wd:
             raise ClusterError("[cluster] working_dir: Ray is already initialized in this "
@@ -172,25 +170,32 @@ class RayExecutor:
                 env["working_dir"] = str(path)
         return env
 
-    def _connect(self, ray: ModuleType, runtime_env: dict[str, object]) -> None:
+    async def _connect(self, ray: ModuleType, runtime_env: dict[str, object]) -> None:
+        """``ray.init`` for ``[cluster] address`` (:mod:`arena.cluster.connect`: a TCP probe
+        first, then ray.init in a thread of its own under a watchdog, so a signal stops the run
+        at any moment); Ray's own log lines go to ``OUT/logs/ray.log``.
+
+        Raises:
+            ClusterError: nothing listens at the address, Ray did not connect in time, or
+                ray.init failed.
+        """
         address = self.cluster.address
+        probe(address)
         kwargs: dict[str, object] = {"logging_level": logging.WARNING, "log_to_driver": False}
         if runtime_env:
             kwargs["runtime_env"] = runtime_env
+        if address != "local":
+            kwargs["address"] = address
+        else:     # a private instance, sized for its workers (_private_cpus)
+            kwargs["include_dashboard"] = False
+            kwargs["num_cpus"] = self._private_cpus()
+        self._quiet.start()
         before = signal.getsignal(signal.SIGTERM)   # ray.init replaces it with sys.exit
+        self._init_done = start_init(ray, kwargs)
         try:
-            if address == "local":
-                ray.init(include_dashboard=False, num_cpus=self._private_cpus(), **kwargs)
-            else:
-                ray.init(address=address, **kwargs)
-        except (ConnectionError, RuntimeError, ValueError, TypeError, TimeoutError) as exc:
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            hint = (" (start one with `ray start --head`, or use address = \"local\")"
-                    if address == "auto" else "")
-            raise ClusterError(f"cannot connect to the Ray cluster at {address}: {first}"
-                               f"{hint}") from None
+            await wait_init(self._init_done, address)
         finally:
-            if before is not None:
+            if before is not None and signal.getsignal(signal.SIGTERM) is not before:
                 signal.signal(signal.SIGTERM, before)   # the CLI's clean shutdown again
         self._owns_ray = True
 
@@ -281,7 +286,7 @@ class RayExecutor:
                 cause = exc.cause if getattr(exc, "cause", None) is not None else exc
                 if isinstance(cause, UserError):
                     raise ClusterError(str(cause)) from None
-                first = (str(cause).strip().splitlines() or [""])[0][:200]
+                first = sentence((str(cause).strip().splitlines() or [""])[0], 200)
                 raise ClusterError(f"a Ray worker failed in match {m.match_id}: "
                                    f"{type(cause).__name__}: {first}; results so far are "
                                    "kept, rerun to resume") from None
@@ -360,6 +365,13 @@ class RayExecutor:
         actors, and shut Ray down when this run started or connected it."""
         ray = self.ray
         self.closing = True
+        try:
+            await self._close(ray)
+        finally:
+            if self._init_done is None or self._init_done.done():
+                self._quiet.stop()   # else at exit: ray.init still retries, and logs it
+
+    async def _close(self, ray: ModuleType | None) -> None:
         if ray is None:
             return
         for task in list(self._starting):

@@ -14,7 +14,9 @@ certificate with that CA (``--tls-server-name`` when the certificate names anoth
 the address); ``--tls-cert`` / ``--tls-key`` present a client certificate (mutual TLS). Logs go
 to stderr (stdout is left to the bot).
 
-Behaviour: connect (waiting up to ``--connect-timeout`` seconds for the arena), register,
+Behaviour: connect (waiting up to ``--connect-timeout`` seconds for the arena), register (an
+arena too busy to take the registration answers ``TRY_AGAIN_LATER``: the SDK opens a new stream
+and registers again after 0.1 s, doubling up to 2 s, for up to ``--connect-timeout`` seconds),
 then for every message: ``MatchStart`` -> ``player.on_match_start(info)``; ``DecisionRequest``
 -> ``player.decide(view)`` and the answer as action text (if ``decide`` raises or returns
 something that is not an action code, an ``ErrorReport`` is sent for that request and serving
@@ -66,6 +68,8 @@ from .player import Player
 log = logging.getLogger("arena.sdk")
 
 PLAY_METHOD = "/threefiveeight.v1.ArenaService/Play"
+#: pauses before registering again after TRY_AGAIN_LATER: the first and the longest, seconds
+RETRY_FIRST_S, RETRY_MAX_S = 0.1, 2.0
 #: what ``signal.signal`` returns and accepts
 _Handler = Callable[[int, FrameType | None], object] | int | signal.Handlers | None
 
@@ -152,6 +156,8 @@ class _Session:
         self.awaiting: tuple[int, int, View, float, Any] | None = None
         self.registered = False
         self.rejected = False
+        #: the arena answered TRY_AGAIN_LATER: register again on a new stream
+        self.busy = False
         self.goodbye = False
 
     def send(self, msg: pb.BotMessage) -> None:
@@ -166,6 +172,10 @@ class _Session:
         if kind == "register":
             r = msg.register
             if not r.accepted:
+                if r.reason == pb.REGISTER_REJECT_REASON_TRY_AGAIN_LATER:
+                    log.info("the arena is busy: %s", r.detail)
+                    self.busy = True
+                    return False
                 reason = pb.RegisterRejectReason.Name(r.reason).removeprefix(
                     "REGISTER_REJECT_REASON_")
                 log.error("registration rejected (%s): %s", reason, r.detail)
@@ -410,7 +420,7 @@ async def _connect(args: argparse.Namespace, player: Player, name: str,
             log.error("cannot reach the arena at %s within %g s", args.arena,
                       args.connect_timeout)
             return EXIT_CONNECTION
-        status = await _stream(channel, args, player, name, session)
+        status = await _register_and_play(channel, args, player, name, session)
     if status is not None:
         return status
     if session.rejected:
@@ -419,6 +429,26 @@ async def _connect(args: argparse.Namespace, player: Player, name: str,
         log.error("the arena closed the stream before accepting the registration")
         return EXIT_CONNECTION
     return EXIT_OK
+
+
+async def _register_and_play(channel: grpc.aio.Channel, args: argparse.Namespace,
+                             player: Player, name: str, session: _Session) -> int | None:
+    """:func:`_stream`, again on a new stream while the arena answers TRY_AGAIN_LATER (see
+    the module docstring); the exit status as :func:`_stream`'s."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + args.connect_timeout
+    pause = RETRY_FIRST_S
+    while True:
+        status = await _stream(channel, args, player, name, session)
+        if not session.busy:
+            return status
+        if loop.time() + pause > deadline:
+            log.error("the arena was too busy to take the registration within %g s",
+                      args.connect_timeout)
+            return EXIT_CONNECTION
+        await asyncio.sleep(pause)
+        pause = min(2 * pause, RETRY_MAX_S)
+        session.busy = False
 
 
 async def _stream(channel: grpc.aio.Channel, args: argparse.Namespace, player: Player,
@@ -438,6 +468,8 @@ async def _stream(channel: grpc.aio.Channel, args: argparse.Namespace, player: P
     except grpc.RpcError as exc:
         if session.rejected:  # the status that follows a rejected registration
             return EXIT_REJECTED
+        if session.busy:
+            return None
         if session.goodbye or await _ended_by_arena(reader, inbox, session):
             return EXIT_OK
         log.error("connection to the arena lost: %s %s", exc.code().name, exc.details())

@@ -29,9 +29,8 @@ from __future__ import annotations
 
 import os
 import re
-import socket
-import struct
 
+from ..protocol.unixpeers import connections, describe
 from .supervisor import parent_map
 
 _PEER = re.compile(r"^ipv[46]:\[?(?P<host>[^\]]*)\]?:(?P<port>\d+)$")
@@ -99,17 +98,6 @@ def owners(inode: int, pids: set[int] | None = None) -> list[int]:
     return found
 
 
-def describe(pid: int) -> str:
-    """``"process 123 (python3 probe.py)"``: the pid and its command line, shortened."""
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            cmd = f.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()
-    except OSError:
-        cmd = "?"
-    cmd = "".join(ch if ch.isprintable() else "?" for ch in cmd)
-    return f"process {pid} ({cmd[:200]})"
-
-
 def check_peer(peer: str, server_port: int, root_pid: int) -> str | None:
     """None when the connection from ``peer`` (gRPC's peer string) to ``server_port`` is held
     by a process in ``root_pid``'s tree; otherwise why not, as a phrase such as ``"it came from
@@ -132,32 +120,11 @@ def check_peer(peer: str, server_port: int, root_pid: int) -> str | None:
 
 def unix_peers(socket_path: str) -> list[int]:
     """PIDs of the processes connected to this process's Unix socket ``socket_path`` (one per
-    open connection): each of this process's accepted sockets with that address (not the
-    listening one) asked for its peer's credentials (``SO_PEERCRED``). ``/proc/net/unix`` is
-    no help: an accepted socket belongs to the connecting process's network namespace (a
-    sandbox's). Empty where ``/proc/self/fd`` cannot be read."""
-    try:
-        fds = os.listdir("/proc/self/fd")
-    except OSError:
-        return []
-    pids = []
-    for fd in fds:
-        try:
-            if not os.readlink(f"/proc/self/fd/{fd}").startswith("socket:["):
-                continue
-            with socket.socket(fileno=os.dup(int(fd))) as sock:
-                if (sock.family != socket.AF_UNIX
-                        or sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN)
-                        or sock.getsockname() != socket_path):
-                    continue
-                creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
-                                        struct.calcsize("3i"))
-        except (OSError, ValueError):
-            continue
-        pid = struct.unpack("3i", creds)[0]
-        if pid > 0:
-            pids.append(pid)
-    return pids
+    open connection), from :func:`arena.protocol.unixpeers.connections` (each accepted
+    socket's ``SO_PEERCRED``). ``/proc/net/unix`` is no help: an accepted socket belongs to the
+    connecting process's network namespace (a sandbox's). Empty where ``/proc/self/fd`` cannot
+    be read."""
+    return [pid for pid, fds in connections(socket_path).items() for _ in fds]
 
 
 def check_unix_peer(socket_path: str, root_pid: int) -> str | None:

@@ -217,7 +217,7 @@ class BotPool:
             for _ in range(1 if e.remote else slots):
                 st.slots.put_nowait(None)
             if e.remote and e.token:     # the config gives every remote bot a token
-                server.expect(e.token, e.name)
+                server.expect(e.token, e.name, transport="tcp")
             self.bots[e.name] = st
 
     def log_path(self, name: str) -> Path:
@@ -383,7 +383,8 @@ class BotPool:
         st.started += 1
         number = st.started
         token, tag = secrets.token_hex(16), secrets.token_hex(8)
-        self.server.expect(token, e.name)
+        self.server.expect(token, e.name,
+                           transport="unix" if self.address.startswith("unix:") else "tcp")
         argv = bot_argv(e, self.address, token)
         env = {**os.environ, **self.extra_env, **e.env, "ARENA_ADDRESS": self.address,
                "ARENA_TOKEN": token, INSTANCE_ENV: tag}

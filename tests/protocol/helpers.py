@@ -87,10 +87,13 @@ class BotProcesses:
 class RawClient:
     """An in-process client of the Play stream that sends raw bytes (to test bad input)."""
 
-    def __init__(self, port: int, credentials: grpc.ChannelCredentials | None = None) -> None:
-        target = f"127.0.0.1:{port}"
-        self.channel = grpc.aio.insecure_channel(target) if credentials is None \
-            else grpc.aio.secure_channel(target, credentials)
+    def __init__(self, port: int | str, credentials: grpc.ChannelCredentials | None = None,
+                 options: list[tuple[str, int]] | None = None) -> None:
+        """``port``: the arena's TCP port on 127.0.0.1, or a whole target (``unix:PATH``)."""
+        target = port if isinstance(port, str) else f"127.0.0.1:{port}"
+        options = [*(options or []), ("grpc.max_send_message_length", 16 << 20)]
+        self.channel = grpc.aio.insecure_channel(target, options=options) \
+            if credentials is None else grpc.aio.secure_channel(target, credentials, options)
         self.call = self.channel.stream_stream(
             PLAY_METHOD, request_serializer=None,
             response_deserializer=pb.ArenaMessage.FromString)()

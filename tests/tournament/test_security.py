@@ -1,6 +1,7 @@
-"""A stolen token (issue 10 item 11): a registration with a spawned bot's token from a process
-the arena did not start, and the real bot's second connection, are loud warnings in the
-arena's output; end to end over real gRPC with real processes."""
+"""A stolen token, end to end over real gRPC with real processes: a spawned bot's token used on
+the TCP port, or a remote bot's on the arena's Unix socket, is refused with a warning; a spawned
+bot's token used over the Unix socket by a process the arena did not start, and the real bot's
+second connection, are loud warnings in the arena's output."""
 
 from __future__ import annotations
 
@@ -32,41 +33,55 @@ def _late_bot(flag: Path) -> list[str]:
             'exec {python} -m sample_bots.random_bot "$@"', "late"]
 
 
-def _run_with_thief(tmp_path: Path, config: str, tag: str, thief_tag: str, flag: Path,
-                    address: Callable[[dict[str, str]], str]) -> tuple[str, int]:
-    """``arena run`` of ``config`` (with the late bot); once the late bot waits, a thief with
-    its token registers at ``address(late bot's environment)``; then the flag lets the real
-    bot connect. Returns the arena's stderr and the thief's pid; checks that nothing is left."""
-    (tmp_path / "t.toml").write_text(config)
+def _start_arena(tmp_path: Path) -> tuple[subprocess.Popen[bytes], Path]:
+    """``arena run t.toml --out o --quiet`` in ``tmp_path``, its stderr in ``err.txt``."""
     err_path = tmp_path / "err.txt"
     with open(err_path, "wb") as err:
         arena = subprocess.Popen([sys.executable, "-m", "arena.cli", "run",
                                   str(tmp_path / "t.toml"), "--out", str(tmp_path / "o"),
                                   "--quiet"], stdout=subprocess.DEVNULL, stderr=err,
                                  start_new_session=True)
+    return arena, err_path
+
+
+def _bot_environment(tag: str, wanted: Callable[[int], bool]) -> dict[str, str] | None:
+    """The environment of the first process tagged ``tag`` that is ``wanted`` (within 30 s)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        for pid in tagged_processes(tag):
+            try:
+                if wanted(pid):
+                    return _environ(pid)
+            except OSError:
+                pass
+        time.sleep(0.05)
+    return None
+
+
+def _run_with_thief(tmp_path: Path, config: str, tag: str, thief_tag: str, flag: Path,
+                    address: Callable[[dict[str, str]], str], *, marker: str = "registered from",
+                    thief_status: int = 0) -> tuple[str, int]:
+    """``arena run`` of ``config`` (with the late bot); once the late bot waits, a thief with
+    its token registers at ``address(late bot's environment)``; once ``marker`` is in the
+    arena's stderr, the flag lets the real bot connect. Returns the arena's stderr and the
+    thief's pid (which exited with ``thief_status``); checks that nothing is left."""
+    (tmp_path / "t.toml").write_text(config)
+    arena, err_path = _start_arena(tmp_path)
     thief = None
     try:
-        deadline = time.monotonic() + 30
-        env = None
-        while env is None and time.monotonic() < deadline:
-            for pid in tagged_processes(tag):
-                try:
-                    if str(flag).encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
-                        env = _environ(pid)
-                        break
-                except OSError:
-                    pass
-            time.sleep(0.05)
+        env = _bot_environment(
+            tag, lambda pid: str(flag).encode() in Path(f"/proc/{pid}/cmdline").read_bytes())
         assert env is not None, "the late bot never started"
         thief = subprocess.Popen(
             [sys.executable, "-m", "sample_bots.random_bot", "--arena", address(env)],
             env={**os.environ, "ARENA_TOKEN": env["ARENA_TOKEN"], "ARENA_TEST_TAG": thief_tag},
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        while "registered from" not in err_path.read_text() and time.monotonic() < deadline:
+        deadline = time.monotonic() + 30
+        while marker not in err_path.read_text() and time.monotonic() < deadline:
             time.sleep(0.05)
         flag.touch()
-        assert arena.wait(120) == 0
-        assert thief.wait(20) == 0          # it played as "late" and was told goodbye
+        assert arena.wait(120) == 0, err_path.read_text()
+        assert thief.wait(20) == thief_status
     finally:
         for p in (arena, thief):
             if p is not None and p.poll() is None:
@@ -76,26 +91,75 @@ def _run_with_thief(tmp_path: Path, config: str, tag: str, thief_tag: str, flag:
     return err_path.read_text(), thief.pid
 
 
-def test_registration_from_another_process_and_second_connection_are_warnings(tmp_path):
+def test_a_started_bots_token_over_tcp_is_refused_with_a_warning(tmp_path):
+    """A thief that read a spawned bot's token registers with it on the arena's TCP port: the
+    bots the arena starts use its Unix socket, so it is refused (exit status 3) with a
+    warning; the real bot then registers over the Unix socket and plays."""
     tag, thief_tag = new_tag(), new_tag()
     flag = tmp_path / "flag"
-    with socket.socket() as s:    # a fixed TCP port: spawned bots get the Unix socket, and
-        s.bind(("127.0.0.1", 0))  # connections over it are not traced (private 0700 dir)
+    with socket.socket() as s:    # a fixed TCP port, for the thief
+        s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     config = (config_text(None, tag=tag, bots=2, deals=3, hand_cap=2)
               + bot_block("late", _late_bot(flag), tag)
               + f'[server]\nbind = "127.0.0.1:{port}"\n')
-    text, thief = _run_with_thief(tmp_path, config, tag, thief_tag, flag,
-                                  lambda _env: f"127.0.0.1:{port}")
+    text, _thief = _run_with_thief(tmp_path, config, tag, thief_tag, flag,
+                                   lambda _env: f"127.0.0.1:{port}", marker="came over TCP",
+                                   thief_status=3)
     assert re.search(
-        r"arena: WARNING: bot 'late' registered from ipv4:127\.0\.0\.1:\d+, but not from the "
-        rf"process the arena started for it: it came from process {thief} \(\S+ -m "
-        r"sample_bots\.random_bot --arena 127\.0\.0\.1:\d+\)\. Its token has leaked", text), text
-    # the real bot comes second, over the arena's Unix socket
-    assert re.search(r"arena: WARNING: a second connection \(unix:\S*\) used the "
-                     r"token of a bot that is already connected; it was refused", text), text
+        r"arena: WARNING: the token of 'late', a bot the arena started and gave its Unix "
+        r"socket, came over TCP; it was refused\. The token has leaked \(latest from "
+        r"ipv4:127\.0\.0\.1:\d+\)", text), text
+    assert "registered from" not in text and "second connection" not in text, text
     log = (tmp_path / "o" / "logs" / "late.log").read_text()
-    assert "ALREADY_CONNECTED" in log and "ended: exit status 3" in log
+    assert "ended: exit status 0" in log
+
+
+def test_a_remote_bots_token_over_the_unix_socket_is_refused_with_a_warning(tmp_path):
+    """A local process with a remote bot's token (read from the config, say) and the arena's
+    Unix socket address (a spawned bot's ARENA_ADDRESS) registers over the socket: only the
+    bots the arena starts use it, so it is refused (exit status 3) with a warning; the real
+    remote bot then joins over TCP and every match is played."""
+    tag, other_tag = new_tag(), new_tag()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    token = "far-token-0123456789abcdef"
+    config = (config_text(None, tag=tag, bots=2, deals=1, hand_cap=1)
+              + f'[[bots]]\nname = "far"\nremote = true\ntoken = "{token}"\n'
+              + f'[server]\nbind = "127.0.0.1:{port}"\n')
+    (tmp_path / "t.toml").write_text(config)
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(cmd: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+        started.append(subprocess.Popen(cmd, env={**os.environ, "ARENA_TEST_TAG": other_tag,
+                                                  **env}, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL, start_new_session=True))
+        return started[-1]
+
+    arena, err_path = _start_arena(tmp_path)
+    try:
+        env = _bot_environment(tag, lambda pid: "ARENA_ADDRESS" in _environ(pid))
+        address = env["ARENA_ADDRESS"] if env is not None else None
+        assert address is not None and address.startswith("unix:/"), address
+        thief = start([sys.executable, "-m", "sample_bots.random_bot", "--arena", address],
+                      {"ARENA_TOKEN": token})
+        assert thief.wait(20) == 3
+        remote = start([sys.executable, "-m", "sample_bots.random_bot", "--arena",
+                        f"127.0.0.1:{port}"], {"ARENA_TOKEN": token})
+        assert arena.wait(120) == 0, err_path.read_text()
+        assert remote.wait(20) == 0
+    finally:
+        for p in (arena, *started):
+            if p.poll() is None:
+                os.killpg(p.pid, 9)
+                p.wait()
+    text = err_path.read_text()
+    assert re.search(
+        r"arena: WARNING: the token of remote bot 'far' came over the arena's Unix socket, "
+        r"which is for the bots the arena starts; remote bots connect to the arena's TCP "
+        r"address; it was refused\. The token has leaked \(latest from unix:", text), text
+    assert wait_no_processes(tag) == [] and wait_no_processes(other_tag) == []
 
 
 def _unix_address(env: dict[str, str]) -> str:

@@ -14,6 +14,7 @@ class RegisterRejectReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     REGISTER_REJECT_REASON_UNSUPPORTED_PROTOCOL_VERSION: _ClassVar[RegisterRejectReason]
     REGISTER_REJECT_REASON_ALREADY_CONNECTED: _ClassVar[RegisterRejectReason]
     REGISTER_REJECT_REASON_NOT_REGISTERED: _ClassVar[RegisterRejectReason]
+    REGISTER_REJECT_REASON_TRY_AGAIN_LATER: _ClassVar[RegisterRejectReason]
 
 class RejectionReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -66,6 +67,7 @@ REGISTER_REJECT_REASON_BAD_TOKEN: RegisterRejectReason
 REGISTER_REJECT_REASON_UNSUPPORTED_PROTOCOL_VERSION: RegisterRejectReason
 REGISTER_REJECT_REASON_ALREADY_CONNECTED: RegisterRejectReason
 REGISTER_REJECT_REASON_NOT_REGISTERED: RegisterRejectReason
+REGISTER_REJECT_REASON_TRY_AGAIN_LATER: RegisterRejectReason
 REJECTION_REASON_UNSPECIFIED: RejectionReason
 REJECTION_REASON_ILLEGAL: RejectionReason
 REJECTION_REASON_LATE: RejectionReason
