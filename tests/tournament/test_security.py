@@ -44,6 +44,24 @@ def _start_arena(tmp_path: Path) -> tuple[subprocess.Popen[bytes], Path]:
     return arena, err_path
 
 
+def _unix_socket_of(pid: int, timeout_s: float = 30) -> str | None:
+    """The ``unix:PATH`` address of the Unix socket process ``pid`` listens on (its sockets'
+    inodes in /proc/net/unix), waiting up to ``timeout_s`` for it."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            inodes = {os.readlink(f"/proc/{pid}/fd/{fd}")[8:-1]
+                      for fd in os.listdir(f"/proc/{pid}/fd")}
+            for line in Path("/proc/net/unix").read_text().splitlines()[1:]:
+                parts = line.split()
+                if len(parts) >= 8 and parts[6] in inodes and parts[7].endswith("arena.sock"):
+                    return f"unix:{parts[7]}"
+        except OSError:
+            pass
+        time.sleep(0.05)
+    return None
+
+
 def _bot_environment(tag: str, wanted: Callable[[int], bool]) -> dict[str, str] | None:
     """The environment of the first process tagged ``tag`` that is ``wanted`` (within 30 s)."""
     deadline = time.monotonic() + 30
@@ -139,8 +157,9 @@ def test_a_remote_bots_token_over_the_unix_socket_is_refused_with_a_warning(tmp_
 
     arena, err_path = _start_arena(tmp_path)
     try:
-        env = _bot_environment(tag, lambda pid: "ARENA_ADDRESS" in _environ(pid))
-        address = env["ARENA_ADDRESS"] if env is not None else None
+        # the socket's address, as a spawned bot's ARENA_ADDRESS holds it (the lobby waits
+        # for the remote bot before any bot starts)
+        address = _unix_socket_of(arena.pid)
         assert address is not None and address.startswith("unix:/"), address
         thief = start([sys.executable, "-m", "sample_bots.random_bot", "--arena", address],
                       {"ARENA_TOKEN": token})
