@@ -103,70 +103,92 @@ function main() {
   });
   const v1 = grpc.loadPackageDefinition(definition).threefiveeight.v1;
   const client = new v1.ArenaService(args.arena, credentials(args));
-  const call = client.Play();
-  let exitCode = 0;
   let stopping = false;
-
+  let call = null;
   const stop = (signal) => {
     log(`received ${signal}: leaving`);
     stopping = true;
-    call.cancel();
+    if (call) call.cancel();
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-
-  call.write({
-    register: {
-      name: args.name, version: '1.0', protocol_version: PROTOCOL_VERSION, token: args.token,
-      client: `js-bot/grpc-js-${require('@grpc/grpc-js/package.json').version}`,
-    },
-  });
-
-  call.on('data', (msg) => {
-    switch (msg.kind) {
-      case 'register':
-        if (!msg.register.accepted) {
-          log(`registration rejected (${msg.register.reason}): ${msg.register.detail}`);
-          exitCode = 3;
-        } else {
-          log(`registered as ${msg.register.arena_name}`);
+  // an arena too busy to take a registration answers TRY_AGAIN_LATER: register again on a
+  // new stream after a pause (0.1 s, doubling up to 2 s), for up to a minute
+  const giveUpAt = Date.now() + 60000;
+  const attempt = (pause) => {
+    call = client.Play();
+    let exitCode = 0;
+    let retry = false;
+    call.write({
+      register: {
+        name: args.name, version: '1.0', protocol_version: PROTOCOL_VERSION, token: args.token,
+        client: `js-bot/grpc-js-${require('@grpc/grpc-js/package.json').version}`,
+      },
+    });
+    call.on('data', (msg) => {
+      switch (msg.kind) {
+        case 'register':
+          if (msg.register.accepted) {
+            log(`registered as ${msg.register.arena_name}`);
+          } else if (msg.register.reason === 'REGISTER_REJECT_REASON_TRY_AGAIN_LATER' &&
+                     Date.now() + pause < giveUpAt) {
+            log(`the arena is busy (${msg.register.detail}): registering again`);
+            retry = true;
+          } else {
+            log(`registration rejected (${msg.register.reason}): ${msg.register.detail}`);
+            exitCode = 3;
+          }
+          break;
+        case 'match_start':
+          log(`match ${msg.match_start.match_id} starts: ${msg.match_start.rules.preset}, ` +
+              `seat ${msg.match_start.seat}`);
+          break;
+        case 'decision': {
+          const legal = msg.decision.view.legal_actions;
+          const action = legal[Math.floor(rng() * legal.length)];
+          call.write({ decision: { request_id: msg.decision.request_id, action } });
+          break;
         }
-        break;
-      case 'match_start':
-        log(`match ${msg.match_start.match_id} starts: ${msg.match_start.rules.preset}, ` +
-            `seat ${msg.match_start.seat}`);
-        break;
-      case 'decision': {
-        const legal = msg.decision.view.legal_actions;
-        const action = legal[Math.floor(rng() * legal.length)];
-        call.write({ decision: { request_id: msg.decision.request_id, action } });
-        break;
+        case 'rejection':
+          log(`request ${msg.rejection.request_id} rejected (${msg.rejection.reason}): ` +
+              msg.rejection.detail);
+          break;
+        case 'match_end':
+          log(`match ${msg.match_end.match_id} ended (${msg.match_end.reason}): ` +
+              `places ${msg.match_end.placings.join(' ')}`);
+          break;
+        case 'goodbye':
+          log(`arena says goodbye: ${msg.goodbye.reason}`);
+          break;
+        default:
+          break; // a kind from a newer protocol: ignore
       }
-      case 'rejection':
-        log(`request ${msg.rejection.request_id} rejected (${msg.rejection.reason}): ` +
-            msg.rejection.detail);
-        break;
-      case 'match_end':
-        log(`match ${msg.match_end.match_id} ended (${msg.match_end.reason}): ` +
-            `places ${msg.match_end.placings.join(' ')}`);
-        break;
-      case 'goodbye':
-        log(`arena says goodbye: ${msg.goodbye.reason}`);
-        break;
-      default:
-        break; // a kind from a newer protocol: ignore
-    }
-  });
-  call.on('end', () => {
-    call.end();
-    process.exit(exitCode);
-  });
-  call.on('error', (err) => {
-    // after a rejected registration the stream ends with a matching status: exit 3 as said
-    if (stopping || exitCode === 3 || err.code === grpc.status.CANCELLED) process.exit(exitCode);
-    log(`connection to the arena lost: ${err.message}`);
-    process.exit(1);
-  });
+    });
+    let finished = false;
+    const finish = () => {      // once per stream: grpc-js may report both 'end' and 'error'
+      if (finished) return;
+      finished = true;
+      if (retry && !stopping) {
+        setTimeout(() => attempt(Math.min(pause * 2, 2000)), pause);
+      } else {
+        process.exit(exitCode);
+      }
+    };
+    call.on('end', () => {
+      call.end();
+      finish();
+    });
+    call.on('error', (err) => {
+      // after a rejected registration the stream ends with a matching status
+      if (stopping || retry || exitCode === 3 || err.code === grpc.status.CANCELLED) {
+        finish();
+        return;
+      }
+      log(`connection to the arena lost: ${err.message}`);
+      process.exit(1);
+    });
+  };
+  attempt(100);
 }
 
 main();

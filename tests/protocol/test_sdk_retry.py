@@ -1,11 +1,13 @@
-"""The Python SDK registers again after TRY_AGAIN_LATER (a real bot process against a scripted
+"""The Python SDK (and the JavaScript sample bot) registers again after TRY_AGAIN_LATER (a real bot process against a scripted
 gRPC server that answers the first registrations that way), and gives up with exit status 1
 after ``--connect-timeout`` seconds of it."""
 
 from __future__ import annotations
 
 import asyncio
+import shutil
 import sys
+from pathlib import Path
 
 import grpc
 import pytest
@@ -82,4 +84,26 @@ def test_sdk_gives_up_after_its_connect_timeout(procs: BotProcesses) -> None:
         err = procs.output(proc)[1]
         assert "the arena was too busy to take the registration within 1 s" in err, err
         assert 3 <= len(arena.tokens) <= 12      # 0.1 s doubling, up to 2 s: within 1 s
+    run(scenario())
+
+
+JS_BOT = Path(__file__).resolve().parents[2] / "sample_bots" / "js_bot"
+
+
+@pytest.mark.skipif(shutil.which("node") is None or not (JS_BOT / "node_modules").is_dir(),
+                    reason="the JavaScript bot needs Node.js and `npm ci --prefix "
+                    "sample_bots/js_bot`")
+def test_the_javascript_bot_registers_again_after_try_again_later(procs: BotProcesses) -> None:
+    async def scenario():
+        arena = _BusyArena(busy=3)
+        server, port = await arena.start()
+        try:
+            proc = procs.spawn(["node", str(JS_BOT / "bot.js"), "--arena", f"127.0.0.1:{port}",
+                                "--token", "tok"], "js")
+            assert await procs.wait(proc) == 0, procs.output(proc)
+        finally:
+            await server.stop(0)
+        assert arena.tokens == ["tok"] * 4
+        err = procs.output(proc)[1]
+        assert err.count("the arena is busy") == 3 and "registered as alpha" in err, err
     run(scenario())
