@@ -3,6 +3,8 @@ appended to the driver's output directory, worker log paths shown as the driver'
 
 from __future__ import annotations
 
+import asyncio
+
 from arena.cluster.executor import RayExecutor
 from arena.cluster.worker import WorkerReply
 
@@ -68,14 +70,14 @@ def test_a_private_instance_is_sized_for_the_workers(tmp_path, monkeypatch):
     events: list[str] = []
     cfg = make_config(None, tag="x", concurrency=2, extra='[cluster]\naddress = "local"\n')
     ray = _FakeRay()
-    RayExecutor(cfg, tmp_path, events.append)._connect(ray, {})   # type: ignore[arg-type]
+    asyncio.run(RayExecutor(cfg, tmp_path, events.append)._connect(ray, {}))  # type: ignore[arg-type]
     assert ray.calls[0]["num_cpus"] == 6 and ray.calls[0]["include_dashboard"] is False
     assert events == ["private Ray instance: 6 logical CPUs, for 2 workers x 3 bots x "
                       "cpus_per_bot 1 (this machine has 2: the bots share its cores)"]
     roomy = make_config(None, tag="x", extra='[cluster]\naddress = "local"\ncpus_per_bot = '
                                              '0.25\n')
     ray, events = _FakeRay(), []
-    RayExecutor(roomy, tmp_path, events.append)._connect(ray, {})  # type: ignore[arg-type]
+    asyncio.run(RayExecutor(roomy, tmp_path, events.append)._connect(ray, {}))  # type: ignore[arg-type]
     assert ray.calls[0]["num_cpus"] == 2 and events == []    # the machine's own count
 
 

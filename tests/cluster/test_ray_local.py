@@ -58,6 +58,8 @@ def test_same_results_and_records_as_local(tmp_path, ray_2cpus):
     cfg = seeded_config(tag)
     assert cfg.cluster.backend == "local"
     local = asyncio.run(run_tournament(cfg, tmp_path / "local", progress=False))
+    from arena.tournament.store import copy_deal_key
+    copy_deal_key(tmp_path / "local", tmp_path / "ray")     # the same deals: the same key
     on_ray = asyncio.run(run_tournament(seeded_config(tag, ray_extra(2, 0.25)), tmp_path / "ray",
                                         progress=False))
     assert wait_no_processes(tag) == []
