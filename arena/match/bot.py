@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ..rules.view import View
-# the types a bot sees live in the SDK (arena.sdk.types); re-exported for the arena side
-from ..sdk.types import MatchEnd, MatchInfo
+from .info import MatchEnd, MatchInfo
 from .faults import FaultKind
 
 __all__ = ["Bot", "BotFault", "DecisionRequest", "LocalBot", "MatchEnd", "MatchInfo", "Policy"]
