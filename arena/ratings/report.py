@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .bootstrap import CI_LEVEL
+from .intervals import CI_LEVEL
 from .columns import RATING_COLUMNS, few_blocks_note
 from .headtohead import HeadToHead
 from .plackett_luce import ELO_BASE, ELO_PER_NAT
@@ -23,10 +23,12 @@ __all__ = ["BotRating", "RatingDifference", "RatingReport"]
 MODEL_DESCRIPTION = (
     "Plackett-Luce MAP fit of match placings (ties = order unknown), Gaussian prior "
     "N(0, prior_sigma^2) on log-strength theta; R = 1500 + 400/ln(10) * theta, "
-    "P(i above j) = 1/(1 + 10^(-(Ri-Rj)/400)); 95% intervals from a bootstrap "
-    "over duplicate blocks: estimate +- t_{G-1}(0.975) * sqrt(G/(G-1)) * bootstrap sd for G "
-    "blocks, for ratings and rating differences; one-sided bots (never beaten / never beat "
-    "another bot) are flagged and left out of the 1500 anchor"
+    "P(i above j) = 1/(1 + 10^(-(Ri-Rj)/400)); 95% intervals of ratings and rating "
+    "differences: estimate +- t_df(0.975) * sqrt(V / lambda), V the cluster-robust variance "
+    "over duplicate blocks, lambda its bias and df its degrees of freedom from the design "
+    "(Bell-McCaffrey); one-sided bots (never beaten / never beat another bot) are flagged, "
+    "left out of the 1500 anchor and given a one-sided 95% profile-likelihood bound; "
+    "likelihood of superiority from a bootstrap over blocks"
 )
 
 

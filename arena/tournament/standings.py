@@ -23,7 +23,7 @@ from typing import Literal
 from ..ratings import DEFAULT_BOOTSTRAP, BotRating, RatingReport, RatingsInputError, rate
 from ..ratings.headtohead import BotCounts, bot_counts
 from ..ratings.columns import COLUMNS, MIN_BLOCKS, few_blocks_note, legend
-from ..ratings.formatting import render_table
+from ..ratings.formatting import interval_text, render_table
 from ..safetext import markdown_cell, printable
 from .store import ResultRow
 
@@ -172,8 +172,10 @@ def _interval(r: StandingRow) -> str:
         return r.status
     if r.rating is None:
         return "-"
-    if r.ci_low is None:
+    if r.ci_low is None and r.ci_high is None:
         return f"{r.rating:.0f}"
+    if r.ci_low is None or r.ci_high is None:   # one-sided: the estimate is the prior's
+        return interval_text(r.ci_low, r.ci_high, 0)
     return f"{r.rating:.0f} [{r.ci_low:.0f}, {r.ci_high:.0f}]"
 
 
