@@ -1,8 +1,7 @@
-"""Block bootstrap: determinism, LOS, recovery of known ratings, interval coverage."""
+"""Block bootstrap: determinism, LOS, recovery of known ratings (coverage of the intervals:
+test_ratings_coverage.py)."""
 
 from __future__ import annotations
-
-import itertools
 
 import numpy as np
 import pytest

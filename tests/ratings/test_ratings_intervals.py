@@ -37,7 +37,7 @@ def test_one_table_of_identical_blocks_gives_the_classic_factor(g):
         itertools.permutations("ABC"), [(1, 2, 3), (2, 1, 3), (1, 3, 2), (3, 2, 1), (1, 1, 3),
                                         (2, 2, 1)], strict=True)]
     results = [MatchResult(r.players, r.places, f"b{k}") for k in range(g) for r in block]
-    names, _, patterns, theta, d = design(results, sigma=1e3)
+    _, _, patterns, theta, d = design(results, sigma=1e3)
     matrix, _ = contrasts(np.ones(3, dtype=bool))
     ri = robust_intervals(patterns, d.membership, theta, 1e3, matrix)
     assert ri.lam == pytest.approx(np.full(6, (g - 1) / g), rel=1e-5)
@@ -55,7 +55,7 @@ def test_variance_bias_and_degrees_of_freedom_match_a_dense_computation():
     tables = [("A", "B", "C"), ("C", "D", "E"), ("A", "D", "E"), ("B", "C", "E"),
               ("A", "B", "D")] * 2
     results = simulate_blocks(truth, tables, np.random.default_rng(7), rho=0.4, tie=0.15)
-    names, index, patterns, theta, d = design(results)
+    _, index, patterns, theta, d = design(results)
     anchor = np.ones(5, dtype=bool)
     matrix, _ = contrasts(anchor)
     ri = robust_intervals(patterns, d.membership, theta, 1.5, matrix)
@@ -115,7 +115,7 @@ def test_a_bot_of_a_balanced_schedule_rests_on_its_own_blocks():
     truth = {f"b{k:02d}": 1300.0 + 20 * k for k in range(21)}
     tables = balanced_tables(sorted(truth), 1, 1)
     results = simulate_blocks(truth, tables, np.random.default_rng(0), rho=0.5)
-    names, _, patterns, theta, d = design(results)
+    _, _, patterns, theta, d = design(results)
     matrix, _ = contrasts(np.ones(21, dtype=bool))
     ri = robust_intervals(patterns, d.membership, theta, 1.5, matrix)
     assert len(d.blocks) == 70
