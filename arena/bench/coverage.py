@@ -1,9 +1,11 @@
 """Coverage of the ratings' 95% intervals in simulation: tournaments from known Plackett-Luce
-strengths (:mod:`.ratings_sim`), rated with :func:`arena.ratings.rate`, counting how often each
-interval holds the truth (a bot: the truth centred like the ratings, mean 1500 over the bots
-that are not one-sided; a difference: the true difference). A one-sided bot's bound
-(``> low`` or ``< high``) counts as its interval. Used by ``bench/ratings_coverage.py`` and the
-slow test in ``tests/ratings/test_ratings_coverage.py``.
+strengths (:mod:`.ratings_sim`) on fixed schedules and on adaptive ones
+(:func:`arena.ratings.adaptive.next_tables`, after a balanced first round), rated with
+:func:`arena.ratings.rate`, counting how often each interval holds the truth (a bot: the
+truth centred like the ratings, mean 1500 over the bots that are not one-sided; a difference:
+the true difference). A one-sided bot's bound (``> low`` or ``< high``) counts as its
+interval. Used by ``bench/ratings_coverage.py`` and the slow test in
+``tests/ratings/test_ratings_coverage.py``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ratings import rate
+from ..ratings import MatchResult, rate
+from ..ratings.adaptive import next_tables
 from ..tournament.balanced import balanced_tables
 from .ratings_sim import simulate_blocks
 
@@ -30,17 +33,35 @@ def spread(n: int, low: float = 1300.0, high: float = 1700.0) -> dict[str, float
 @dataclass(frozen=True)
 class Setting:
     """A simulated tournament: the truth, the blocks played (tables, one per block), a
-    label, the luck model."""
+    label, the luck model. With ``adaptive`` (a target of :func:`arena.ratings.adaptive.
+    next_tables`), ``blocks`` is the first round only and ``rounds - 1`` more rounds of as
+    many blocks follow, each chosen by ``next_tables`` from the results so far."""
 
     label: str
     truth: dict[str, float]
     blocks: Blocks
     rho: float = 0.5
     tie: float = 0.1
+    adaptive: str | None = None
+    rounds: int = 1
+
+    def play(self, rng: np.random.Generator) -> list[MatchResult]:
+        """One tournament's results."""
+        results = simulate_blocks(self.truth, self.blocks, rng, rho=self.rho, tie=self.tie)
+        for r in range(1, self.rounds):
+            if self.adaptive is None:
+                break
+            tables = next_tables(results, sorted(self.truth), len(self.blocks),
+                                 target=self.adaptive, warm_up=self.blocks)
+            results += simulate_blocks(self.truth, tables, rng, rho=self.rho, tie=self.tie,
+                                       first=r * len(self.blocks))
+        return results
 
     @property
     def blocks_per_bot(self) -> int:
-        """Blocks of the bot that plays fewest."""
+        """Blocks of the bot that plays fewest (adaptive: on average)."""
+        if self.adaptive:
+            return round(3 * len(self.blocks) * self.rounds / len(self.truth))
         return min(sum(name in t for t in self.blocks) for name in self.truth)
 
 
@@ -60,6 +81,11 @@ def settings(rho: float = 0.5, tie: float = 0.1) -> list[Setting]:
     truth = spread(7)
     out.append(Setting("all tables, 7 bots x 1 deal", truth,
                        list(itertools.combinations(sorted(truth), 3)), rho, tie))
+    for n, rounds in ((9, 2), (9, 5), (21, 2)):
+        truth = spread(n)
+        for target in ("top", "widest"):
+            out.append(Setting(f"adaptive ({target}), {n} bots x {rounds} rounds", truth,
+                               balanced_tables(sorted(truth), 1, 1), rho, tie, target, rounds))
     return out
 
 
@@ -104,8 +130,7 @@ def measure(setting: Setting, reps: int, seed: int) -> Coverage:
     widths: list[float] = []
     diff_widths: list[float] = []
     for k in range(reps):
-        results = simulate_blocks(setting.truth, setting.blocks, np.random.default_rng([seed, k]),
-                                  rho=setting.rho, tie=setting.tie)
+        results = setting.play(np.random.default_rng([seed, k]))
         report = rate(results, bootstrap=1)   # the intervals do not depend on the resamples
         anchor = [n for n in names if report.bot(n).one_sided is None] or names
         centre = float(np.mean([setting.truth[n] for n in anchor]))
