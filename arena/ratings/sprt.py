@@ -31,10 +31,17 @@ accepts H0 below, H1 above. To second order the LLR is ``n (d1 - d0)(2 d_hat - d
 error rates when the first blocks underestimate the variance (measured: docs/sprt.md).
 
 **Zero variance**: when every block's pseudo-value is the same (``s2`` below ``1e-10 m2``: a
-deterministic candidate against copies of itself, or one that wins every match) for
-:data:`ZERO_VARIANCE_BLOCKS` blocks, the blocks will not vary: the test stops. It accepts H1
-if ``d_hat >= elo1``, H0 if ``d_hat <= elo0``, and otherwise stops undecided with the verdict
-``"zero variance"`` (with ``elo0 = -elo1`` the LLR would stay at 0 until the cap).
+deterministic candidate against copies of itself, where the seats decide every match, or one
+that wins every match), the variance is not there to estimate and the GSPRT's verdict would
+rest on the regularising pseudo-block alone (with ``elo0 = -elo1`` and ``d_hat = 0`` the LLR
+stays at exactly 0 until the cap). After ``k`` such blocks (at least
+:data:`ZERO_VARIANCE_BLOCKS`), the share of blocks that could differ is below ``3/k`` with 95%
+confidence (the rule of three), and a differing block moves ``d`` by at most what a block
+score going from 1/2 to 1 does, so ``|d - d_hat| <= B = 6/k`` (log-strength; 1042/k Elo). The
+test then stops: H1 when ``d_hat - B`` is above the midpoint of ``elo0`` and ``elo1``, H0 when
+``d_hat + B`` is below it, and undecided (:data:`ZERO_VARIANCE`) as soon as
+``[d_hat - B, d_hat + B]`` lies between ``elo0`` and ``elo1`` (the truth is between the two:
+more blocks would not decide). A decision of the LLR comes first.
 
 The 95% interval of ``d`` is ``d_hat +- 1.96 sqrt(v / n)``.
 """
@@ -72,7 +79,11 @@ ZERO_VARIANCE = "zero variance"
 """Decision of a test stopped because its blocks never vary (with the estimate between elo0
 and elo1)."""
 ZERO_VARIANCE_BLOCKS = 10
-"""Blocks with identical pseudo-values after which the test stops (see the module doc)."""
+"""Fewest blocks with identical pseudo-values before the zero-variance rule may stop the test
+(see the module doc)."""
+ZERO_VARIANCE_BOUND = 6.0
+"""``B * k``: the bound on ``|d - d_hat|`` after ``k`` identical blocks, in log-strength units
+(the rule of three, times the largest move of ``d`` by one block)."""
 _ZERO_RATIO = 1e-10
 _Z95 = 1.959963984540054
 #: prefixes evaluated per array operation (times patterns squared: bounds memory)
@@ -277,13 +288,15 @@ def decisions(arr: SprtArrays, blocks: npt.ArrayLike, params: SprtParameters
     """Per row of ``arr`` after ``blocks`` blocks: the decision code (:data:`H1`,
     :data:`H0`, :data:`STOPPED` by zero variance, :data:`CONTINUE`) and whether zero variance
     ended the test (see the module doc)."""
-    k = np.asarray(blocks)
+    k = np.asarray(blocks, dtype=float)
     d0, d1 = params.elo0 / ELO_PER_NAT, params.elo1 / ELO_PER_NAT
-    by_zero = arr.zero & (k >= ZERO_VARIANCE_BLOCKS) & (arr.llr > params.lower) \
-        & (arr.llr < params.upper)
-    tol = 1e-9
-    zero_code = np.where(arr.d_hat >= d1 - tol, H1, np.where(arr.d_hat <= d0 + tol, H0,
-                                                              STOPPED))
+    mid = (d0 + d1) / 2
+    bound = ZERO_VARIANCE_BOUND / np.maximum(k, 1.0)
+    low, high = arr.d_hat - bound, arr.d_hat + bound
+    zero_code = np.where(low >= mid, H1, np.where(high <= mid, H0, np.where(
+        (low > d0) & (high < d1), STOPPED, CONTINUE)))
+    undecided = (arr.llr > params.lower) & (arr.llr < params.upper)
+    by_zero = arr.zero & (k >= ZERO_VARIANCE_BLOCKS) & undecided & (zero_code != CONTINUE)
     code = np.where(arr.llr >= params.upper, H1, np.where(arr.llr <= params.lower, H0,
                                                           np.where(by_zero, zero_code,
                                                                    CONTINUE)))

@@ -17,7 +17,8 @@ from arena.bench.sprt_sim import placing_patterns, simulate_block_counts, simula
 from arena.ratings import ELO_PER_NAT, MatchResult, rate
 from arena.ratings.plackett_luce import (_PERMS, encode, fit_theta, negative_log_posterior,
                                          placing_probability)
-from arena.ratings.sprt import (ZERO_VARIANCE, ZERO_VARIANCE_BLOCKS, BlockSequence,
+from arena.ratings.sprt import (ZERO_VARIANCE, ZERO_VARIANCE_BLOCKS, ZERO_VARIANCE_BOUND,
+                                BlockSequence,
                                 SprtParameters, sequential_test, sprt_state)
 
 
@@ -106,37 +107,40 @@ def constant_blocks(placing, n, players=("c", "f1", "f2")):
     return out
 
 
-@pytest.mark.parametrize("placing, decision", [((1, 2, 3), "H1"), ((3, 1, 2), "H0"),
-                                               ((1, 1, 1), "H0")])
-def test_constant_blocks_end_with_every_block_alike(placing, decision):
+@pytest.mark.parametrize("placing, decision, most", [((1, 2, 3), "H1", ZERO_VARIANCE_BLOCKS),
+                                                     ((3, 1, 2), "H0", ZERO_VARIANCE_BLOCKS),
+                                                     ((1, 1, 1), "H0", 420)])
+def test_constant_blocks_end(placing, decision, most):
     """Candidate always first / always last / every match a full tie: the blocks never vary,
-    the LLR stays finite and the test ends after ZERO_VARIANCE_BLOCKS blocks at the latest."""
+    the LLR stays finite and the test ends (a candidate that wins everything after
+    ZERO_VARIANCE_BLOCKS; all ties once 6/k log-strength, 1042/k Elo, is below the 2.5 Elo
+    between the estimate 0 and the midpoint of elo0 = 0 and elo1 = 5: k = 417)."""
     p = SprtParameters()
-    seq = blocks_of(constant_blocks(placing, 100))
+    seq = blocks_of(constant_blocks(placing, 500))
     for k in (1, 2, 5):
         st = sprt_state(seq, p, k)
         assert math.isfinite(st.llr) and all(math.isfinite(x) for x in
                                              (st.elo, st.elo_low, st.elo_high))
     st = sequential_test(seq, p)
-    assert st.decision == decision and st.blocks <= ZERO_VARIANCE_BLOCKS
+    assert st.decision == decision and st.blocks <= most
     assert "accepted" in st.summary()
 
 
 def test_zero_variance_between_elo0_and_elo1_stops_undecided():
     """A deterministic bot against copies of itself with elo0 = -elo1: every block scores the
-    same, the LLR is exactly 0; the test stops at ZERO_VARIANCE_BLOCKS and says why."""
+    same and the LLR is exactly 0; the test stops once 1042/k Elo < 50, at k = 21, saying
+    why (before, it ran to max_blocks)."""
     results = []
-    for k in range(50):      # the seat decides: whoever sits in seat 0 wins, seat 2 is last
+    for k in range(60):      # the seat decides: whoever sits in seat 0 wins, seat 2 is last
         for perm in itertools.permutations(("c", "f1", "f2")):
             results.append(MatchResult(perm, (1, 2, 3), f"b{k}"))
-    p = SprtParameters(-5, 5)
+    p = SprtParameters(-50, 50)
     st = sequential_test(blocks_of(results), p)
     assert st.decision == ZERO_VARIANCE and st.zero_variance
-    assert st.blocks == ZERO_VARIANCE_BLOCKS
+    assert st.blocks == math.floor(ZERO_VARIANCE_BOUND * ELO_PER_NAT / 50) + 1 == 21
     assert st.llr == pytest.approx(0.0, abs=1e-9) and st.elo == pytest.approx(0.0, abs=1e-6)
     assert "every block alike (zero variance)" in st.summary()
-    # the same data with elo0 = 0: the candidate is exactly the field's equal
-    assert sequential_test(blocks_of(results), SprtParameters(0, 5)).decision == "H0"
+    assert sequential_test(blocks_of(results), p, 20).decision is None
 
 
 def test_sequential_test_stops_at_the_first_crossing_and_respects_the_cap():

@@ -417,13 +417,13 @@ def test_a_running_gauntlet_shows_its_matches_in_flight_to_arena_serve(tmp_path)
 @pytest.mark.e2e
 def test_a_deterministic_bot_against_copies_of_itself_stops_on_zero_variance(tmp_path):
     """greedy (deterministic) against two copies of itself with elo0 = -elo1: every block
-    scores alike and the LLR stays at 0; the test stops after ZERO_VARIANCE_BLOCKS blocks
-    with a verdict that says so, instead of playing on to max_blocks."""
-    from arena.ratings.sprt import ZERO_VARIANCE_BLOCKS
+    scores alike and the LLR stays at 0; the test stops once the zero-variance bound (1042/k
+    Elo) is inside (-50, 50), after 21 blocks, with a verdict that says so, instead of
+    playing on to max_blocks."""
     tag = new_tag()
     text = ("[tournament]\nseed = 5\nconcurrency = 2\n[rules]\nhand_cap = 1\n"
-            "[time]\nper_decision_ms = 300\n[gauntlet]\ncandidate = \"greedy\"\nelo0 = -20\n"
-            "elo1 = 20\nmax_blocks = 200\n")
+            "[time]\nper_decision_ms = 300\n[gauntlet]\ncandidate = \"greedy\"\nelo0 = -50\n"
+            "elo1 = 50\nmax_blocks = 200\n")
     text += bot_block("greedy", ["{python}", "-m", "sample_bots.greedy_bot"], tag)
     text += bot_block("copy", ["{python}", "-m", "sample_bots.greedy_bot"], tag)
     out = tmp_path / "out"
@@ -432,6 +432,6 @@ def test_a_deterministic_bot_against_copies_of_itself_stops_on_zero_variance(tmp
     assert "stopped: every block alike (zero variance)" in proc.stdout
     assert "no decision: every block of the test scored alike (zero variance)" in proc.stdout
     state = json.loads((out / "sprt.json").read_text())
-    assert state["blocks"] == ZERO_VARIANCE_BLOCKS and state["zero_variance"]
+    assert state["blocks"] == 21 and state["zero_variance"]
     assert state["decision"] == "zero variance" and state["llr"] == pytest.approx(0, abs=1e-9)
     assert wait_no_processes(tag) == []
