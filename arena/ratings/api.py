@@ -26,8 +26,8 @@ from .report import BotRating, RatingDifference, RatingReport
 __all__ = ["DEFAULT_BOOTSTRAP", "rate"]
 
 DEFAULT_BOOTSTRAP = 1000
-"""Default number of block-bootstrap resamples (Monte Carlo error of a 95% bound: about 2% of
-the interval width, see docs/ratings.md)."""
+"""Default number of block-bootstrap resamples of the likelihood of superiority (Monte Carlo
+error at most 0.5 / sqrt(1000) = 0.016, see docs/ratings.md)."""
 
 
 def _check_int(value: object, name: str, minimum: int) -> int:
@@ -75,7 +75,7 @@ def rate(
     seed: int = 0,
     prior_sigma: float = DEFAULT_PRIOR_SIGMA,
 ) -> RatingReport:
-    """Rate bots from their match placings (Plackett-Luce, Elo scale, block bootstrap).
+    """Rate bots from their match placings (Plackett-Luce, Elo scale, block-robust intervals).
 
     Parameters
     ----------
@@ -87,8 +87,9 @@ def rate(
         Optional explicit list of the bots to rate. Every listed bot must have played, and
         every bot in ``results`` must be listed.
     bootstrap:
-        Number of block-bootstrap resamples for the 95% intervals and the likelihood of
-        superiority; 0 skips the bootstrap (intervals and LOS are then ``None``).
+        Number of block-bootstrap resamples for the likelihood of superiority; 0 skips the
+        bootstrap and the 95% intervals (intervals and LOS are then ``None``). The intervals
+        themselves are analytic (:mod:`.intervals`): they do not depend on the resamples.
     seed:
         Seed of the bootstrap's random generator (``numpy.random.default_rng``).
     prior_sigma:

@@ -37,9 +37,11 @@ class BotRating:
     """One bot's line of the report.
 
     ``rating``, ``ci_low``, ``ci_high`` are Elo points; the interval bounds are ``None`` when
-    the report was computed without bootstrap. ``firsts`` counts first places including shared
-    ones, ``average_place`` is the mean competition-ranking place (1..3), ``blocks`` the
-    duplicate blocks the bot played in (intervals need :data:`~arena.ratings.columns.MIN_BLOCKS`).
+    the report was computed without bootstrap; one of them is ``None`` for a one-sided bot,
+    whose other side is its one-sided 95% bound (:mod:`.bounds`). ``firsts`` counts first
+    places including shared ones, ``average_place`` is the mean competition-ranking place
+    (1..3), ``blocks`` the duplicate blocks the bot played in (with fewer than
+    :data:`~arena.ratings.columns.MIN_BLOCKS` its interval is very wide).
     """
 
     rank: int
@@ -66,8 +68,8 @@ class BotRating:
 
 @dataclass(frozen=True)
 class RatingDifference:
-    """``difference = R_a - R_b`` in Elo points with its 95% bootstrap interval (``None``
-    bounds without bootstrap)."""
+    """``difference = R_a - R_b`` in Elo points with its 95% interval (``None`` bounds without
+    bootstrap; one ``None`` side: a one-sided bound, :mod:`.bounds`)."""
 
     a: str
     b: str
