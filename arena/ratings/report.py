@@ -55,8 +55,9 @@ class BotRating:
     forfeits: int
     blocks: int = 0
     one_sided: str | None = None
-    """``"never beaten"`` / ``"never beat another bot"`` (:mod:`.edges`): the rating is then a
-    bound set by the prior, and the bot is not part of the 1500 anchor; None otherwise."""
+    """``"never beaten"`` / ``"never beat another bot"`` (:mod:`.edges`): the rating is then
+    set by the prior (``ci_low`` / ``ci_high`` hold the data's one-sided bound), and the bot
+    is not part of the 1500 anchor; None otherwise."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict keyed by the column vocabulary (:data:`~arena.ratings.columns.

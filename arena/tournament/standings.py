@@ -88,8 +88,9 @@ def _ratings(results: Sequence[ResultRow], seed: int, bootstrap: int = DEFAULT_B
     notes = [] if blocks >= 2 else ["one duplicate block only: no confidence intervals"]
     flagged = [f"{b.name} ({b.one_sided})" for b in report.bots if b.one_sided]
     if flagged:
-        notes.append("one-sided results, rating is a bound set by the prior and not part of "
-                     "the 1500 anchor: " + ", ".join(flagged))
+        notes.append("one-sided results (the rating column shows a 95% bound, > or <; the "
+                     "estimate is the prior's), not part of the 1500 anchor: "
+                     + ", ".join(flagged))
     return report, ("note: " + "; ".join(notes)) if notes else None
 
 
