@@ -2,15 +2,16 @@
 rate at ``elo = elo0``, the power at ``elo = elo1`` and the average number of blocks to a
 decision, under luck models in which the 6 seatings of a duplicate block are correlated.
 
-Luck model ``rho`` (0 <= rho <= 1): a block deals 3 hands; hand ``k`` carries a Gumbel luck
-value ``G_k``. In each of the 6 seatings, the bot holding hand ``k`` gets the performance key
-``theta + G_k`` with probability ``rho`` (the cards decide), else ``theta`` plus a fresh Gumbel
-(play decides); the match placing sorts the keys. Every match on its own is an exact
-Plackett-Luce draw (Gumbel-max trick), so ``P(candidate above a field bot) = L(elo)`` exactly
-and the truth is known on the ratings' Elo scale, while the matches of a block are correlated
-(positively through the candidate's shared strength, negatively through hands changing seats):
-``rho = 1`` is pure card luck, which duplicate seating cancels; ``rho = 0`` independent
-matches. Used by ``bench/sprt.py`` and the slow tests in ``tests/ratings/test_sprt.py``.
+One table: the candidate (bot 0) and two field bots whose ratings are ``field`` (default both
+0: equal), the candidate ``elo`` points above the field's mean, so the truth is known on the
+ratings' scale (the Plackett-Luce difference). Luck model ``rho`` and ties ``tie`` as in
+:mod:`.ratings_sim` (every match on its own an exact Plackett-Luce draw, ties a censoring that
+does not depend on the order). ``rho = 1`` is pure card luck, which duplicate seating cancels;
+``rho = 0`` independent matches. Used by ``bench/sprt.py`` and the slow tests in
+``tests/ratings/test_sprt.py``.
+
+The statistic is :func:`arena.ratings.sprt.llr_arrays` itself, evaluated after every block for
+all runs still going (vectorised over runs), exactly as the gauntlet evaluates it.
 """
 
 from __future__ import annotations
@@ -21,34 +22,49 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ..ratings.plackett_luce import ELO_PER_NAT
-from ..ratings.sprt import SprtParameters, llr_from_sums
+from ..ratings import ELO_PER_NAT, MatchResult
+from ..ratings.plackett_luce import Patterns, encode
+from ..ratings.sprt import CONTINUE, H0, H1, SprtParameters, decisions, llr_arrays
+from .ratings_sim import simulate_places
 
-__all__ = ["SimulationSummary", "simulate_block_scores", "simulate_sprt"]
-
-_SEATINGS = np.array(list(itertools.permutations(range(3))))  # seating -> hand of each bot
+__all__ = ["SimulationSummary", "placing_patterns", "simulate_block_counts", "simulate_sprt"]
 
 
-def simulate_block_scores(elo: float, rho: float, runs: int, blocks: int,
-                          rng: np.random.Generator) -> npt.NDArray[np.float64]:
-    """Block scores (runs x blocks) of a candidate ``elo`` points above two equal field bots
-    (bot 0 = candidate) under luck model ``rho``."""
-    theta = np.array([elo / ELO_PER_NAT, 0.0, 0.0])
-    hands = rng.gumbel(size=(runs, blocks, 1, 3))                 # luck of hand k
-    held = hands[..., _SEATINGS].reshape(runs, blocks, 6, 3)      # bot b holds hand seat[b]
-    fresh = rng.gumbel(size=(runs, blocks, 6, 3))
-    shared = rng.random(size=(runs, blocks, 6, 3)) < rho
-    keys = theta + np.where(shared, held, fresh)
-    wins = (keys[..., :1] > keys[..., 1:]).astype(float)          # candidate vs each field bot
-    scores: npt.NDArray[np.float64] = wins.mean(axis=(2, 3))
-    return scores
+def placing_patterns() -> tuple[Patterns, dict[tuple[int, int, int], int]]:
+    """The 13 placings of bots 0, 1, 2 as patterns, and the pattern of each placing."""
+    placings: list[tuple[int, int, int]] = sorted(
+        {(a, b, c) for s in [(1, 2, 3), (1, 1, 3), (1, 2, 2), (1, 1, 1)]
+         for a, b, c in itertools.permutations(s)})
+    results = [MatchResult(("a", "b", "c"), p, "x") for p in placings]
+    patterns = encode(results, {"a": 0, "b": 1, "c": 2})
+    return patterns, {p: int(k) for p, k in zip(placings, patterns.of_match, strict=True)}
+
+
+_PATTERNS, _OF_PLACING = placing_patterns()
+_CODE = np.zeros((4, 4, 4), dtype=np.intp)
+for _placing, _k in _OF_PLACING.items():
+    _CODE[_placing] = _k
+
+
+def simulate_block_counts(elo: float, rho: float, runs: int, rng: np.random.Generator, *,
+                          field: tuple[float, float] = (0.0, 0.0), tie: float = 0.0
+                          ) -> npt.NDArray[np.float64]:
+    """Pattern counts (runs, 13) of one block per run: the candidate ``elo`` points above the
+    mean of the two field bots (rated ``field``, Elo)."""
+    mean = (field[0] + field[1]) / 2
+    theta = np.array([mean + elo, field[0], field[1]]) / ELO_PER_NAT
+    places = simulate_places(np.broadcast_to(theta, (runs, 3)), rho, tie, rng)   # (runs, 6, 3)
+    codes = _CODE[places[..., 0], places[..., 1], places[..., 2]]                # (runs, 6)
+    counts = np.zeros((runs, len(_PATTERNS.players)))
+    np.add.at(counts, (np.repeat(np.arange(runs), 6), codes.ravel()), 1.0)
+    return counts
 
 
 @dataclass(frozen=True)
 class SimulationSummary:
     """``runs`` simulated tests at true ``elo``: the fraction accepting H1 (``h1_rate``) and
-    H0, undecided at the cap, mean / median blocks to the end, and the standard error of
-    ``h1_rate``."""
+    H0, undecided at the cap (or stopped by zero variance), mean / median blocks to the end,
+    and the mean estimate at the end (Elo)."""
 
     elo: float
     rho: float
@@ -58,6 +74,7 @@ class SimulationSummary:
     undecided: float
     mean_blocks: float
     median_blocks: float
+    mean_estimate: float = 0.0
 
     @property
     def h1_se(self) -> float:
@@ -66,33 +83,35 @@ class SimulationSummary:
 
 
 def simulate_sprt(elo: float, rho: float, params: SprtParameters, runs: int, max_blocks: int,
-                  seed: int, chunk: int = 128) -> SimulationSummary:
-    """Run ``runs`` gauntlets of at most ``max_blocks`` blocks with the statistic of
-    :func:`arena.ratings.sprt.sequential_test` (vectorised over runs)."""
+                  seed: int, *, field: tuple[float, float] = (0.0, 0.0),
+                  tie: float = 0.0) -> SimulationSummary:
+    """Run ``runs`` gauntlets of at most ``max_blocks`` blocks with the statistic of the
+    gauntlet (:func:`arena.ratings.sprt.llr_arrays`, one evaluation per block)."""
     rng = np.random.default_rng(seed)
-    total = np.zeros(runs)
-    total_sq = np.zeros(runs)
-    done = np.zeros(runs, dtype=bool)
+    p = len(_PATTERNS.players)
+    counts = np.zeros((runs, p))
+    second = np.zeros((runs, p, p))
+    theta = np.zeros((runs, 3))
     verdict = np.zeros(runs, dtype=int)          # +1 H1, -1 H0, 0 none
     length = np.full(runs, max_blocks)
-    start = 0
-    while start < max_blocks and not done.all():
-        live = np.flatnonzero(~done)
-        k = min(chunk, max_blocks - start)
-        x = simulate_block_scores(elo, rho, live.size, k, rng)
-        n = start + np.arange(1, k + 1)
-        ct = total[live, None] + np.cumsum(x, axis=1)
-        cq = total_sq[live, None] + np.cumsum(x * x, axis=1)
-        llr, _ = llr_from_sums(n, ct, cq, params)
-        hit = (llr >= params.upper) | (llr <= params.lower)
-        first = np.where(hit.any(axis=1), hit.argmax(axis=1), -1)
-        stop = first >= 0
-        rows = live[stop]
-        verdict[rows] = np.where(llr[stop, first[stop]] >= params.upper, 1, -1)
-        length[rows] = start + first[stop] + 1
-        done[rows] = True
-        total[live], total_sq[live] = ct[:, -1], cq[:, -1]
-        start += k
+    estimate = np.zeros(runs)
+    live = np.arange(runs)
+    for k in range(1, max_blocks + 1):
+        m = simulate_block_counts(elo, rho, live.size, rng, field=field, tie=tie)
+        counts[live] += m
+        second[live] += m[:, :, None] * m[:, None, :]
+        arr = llr_arrays(_PATTERNS, counts[live], second[live], np.full(live.size, float(k)),
+                         params, theta0=theta[live])
+        theta[live] = arr.theta
+        estimate[live] = arr.d_hat * ELO_PER_NAT
+        code, _ = decisions(arr, k, params)
+        stop = code != CONTINUE
+        verdict[live[stop]] = np.where(code[stop] == H1, 1, np.where(code[stop] == H0, -1, 0))
+        length[live[stop]] = k
+        live = live[~stop]
+        if live.size == 0:
+            break
     return SimulationSummary(elo, rho, runs, float(np.mean(verdict == 1)),
                              float(np.mean(verdict == -1)), float(np.mean(verdict == 0)),
-                             float(length.mean()), float(np.median(length)))
+                             float(length.mean()), float(np.median(length)),
+                             float(estimate.mean()))

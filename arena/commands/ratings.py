@@ -25,9 +25,10 @@ What the Elo scale means:
   decide much of a match) the same bots show smaller differences, and ratings from
   different tournaments (rules, time control, field) are not comparable. The mean rating
   of the bots that are not one-sided is 1500. A one-sided bot (never beaten / never beat
-  another bot) has no finite estimate: its rating is a bound set by the prior.
-  Intervals: block bootstrap over duplicate blocks, estimate +- t(G-1) * sqrt(G/(G-1)) *
-  bootstrap sd for G blocks (see docs/ratings.md).
+  another bot) has no finite estimate: its rating is set by the prior, and its interval is
+  a one-sided 95% bound from the data ("> 1834", "< 1210").
+  Intervals: the variance over duplicate blocks with a small-sample correction per bot and
+  per difference; LOS: a bootstrap over blocks (see docs/ratings.md).
 """
 
 
@@ -46,7 +47,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--table", choices=("ratings", "los", "headtohead"), default=None,
                    help="only this table (md, csv; csv holds one table: ratings by default)")
     p.add_argument("--bootstrap", type=cli_int(0, 100_000), default=BOOTSTRAP_DEFAULT,
-                   help="bootstrap resamples (0 = none; default %(default)s)")
+                   help="bootstrap resamples of the LOS (0 = no LOS and no intervals; "
+                   "default %(default)s)")
     p.add_argument("--seed", type=cli_int(0), default=0, help="bootstrap seed")
     p.set_defaults(func=run)
 

@@ -4,11 +4,14 @@ Model: Plackett-Luce (Luce 1959; Plackett 1975) over the placing of the 3 bots o
 ties meaning "order unknown", fitted by maximum a posteriori with a weak Gaussian prior on the
 log-strengths (Hunter 2004 for the model family). Ratings are reported in Elo points,
 ``R = 1500 + 400/ln(10) * theta`` (theta centred), so that
-``P(i places above j) = 1 / (1 + 10^(-(R_i - R_j)/400))`` holds exactly. 95% intervals and the
-likelihood of superiority come from a bootstrap over duplicate blocks, as do 95% intervals of
-rating differences. Bots with one-sided results (never beaten, never beat another bot) are
-flagged and left out of the 1500 anchor (:mod:`.edges`). See the module docs of
-:mod:`.plackett_luce` and :mod:`.bootstrap` for formulas and sources.
+``P(i places above j) = 1 / (1 + 10^(-(R_i - R_j)/400))`` holds exactly. 95% intervals of
+ratings and of rating differences come from the cluster-robust variance over duplicate blocks
+with a small-sample correction per quantity (:mod:`.intervals`); bots with one-sided results
+(never beaten, never beat another bot) are flagged, left out of the 1500 anchor
+(:mod:`.edges`) and get a one-sided bound (:mod:`.bounds`); the likelihood of superiority comes
+from a bootstrap over blocks (:mod:`.bootstrap`). :mod:`.sprt` is the gauntlet's test on the
+same scale and :mod:`.adaptive` chooses the tables of an adaptive schedule. See the module docs
+for formulas and sources.
 
 Usage::
 

@@ -11,18 +11,23 @@ import math
 import operator
 from collections.abc import Sequence
 
+import numpy as np
+from numpy.typing import NDArray
+
 from .bootstrap import block_bootstrap
-from .edges import anchor_mask, anchored_elo, one_sided
+from .bounds import difference_bounds, profile_bound
+from .edges import NEVER_BEATEN, anchor_mask, anchored_elo, one_sided
 from .headtohead import bot_counts, head_to_head
 from .model import MatchResult, RatedResult, RatingsInputError, disconnected_groups, validated
-from .plackett_luce import DEFAULT_PRIOR_SIGMA, encode, fit_theta
+from .intervals import block_design, contrasts, robust_intervals
+from .plackett_luce import DEFAULT_PRIOR_SIGMA, ELO_PER_NAT, Patterns, encode, fit_theta
 from .report import BotRating, RatingDifference, RatingReport
 
 __all__ = ["DEFAULT_BOOTSTRAP", "rate"]
 
 DEFAULT_BOOTSTRAP = 1000
-"""Default number of block-bootstrap resamples (Monte Carlo error of a 95% bound: about 2% of
-the interval width, see docs/ratings.md)."""
+"""Default number of block-bootstrap resamples of the likelihood of superiority (Monte Carlo
+error at most 0.5 / sqrt(1000) = 0.016, see docs/ratings.md)."""
 
 
 def _check_int(value: object, name: str, minimum: int) -> int:
@@ -70,7 +75,7 @@ def rate(
     seed: int = 0,
     prior_sigma: float = DEFAULT_PRIOR_SIGMA,
 ) -> RatingReport:
-    """Rate bots from their match placings (Plackett-Luce, Elo scale, block bootstrap).
+    """Rate bots from their match placings (Plackett-Luce, Elo scale, block-robust intervals).
 
     Parameters
     ----------
@@ -82,8 +87,9 @@ def rate(
         Optional explicit list of the bots to rate. Every listed bot must have played, and
         every bot in ``results`` must be listed.
     bootstrap:
-        Number of block-bootstrap resamples for the 95% intervals and the likelihood of
-        superiority; 0 skips the bootstrap (intervals and LOS are then ``None``).
+        Number of block-bootstrap resamples for the likelihood of superiority; 0 skips the
+        bootstrap and the 95% intervals (intervals and LOS are then ``None``). The intervals
+        themselves are analytic (:mod:`.intervals`): they do not depend on the resamples.
     seed:
         Seed of the bootstrap's random generator (``numpy.random.default_rng``).
     prior_sigma:
@@ -153,12 +159,16 @@ def _rate(results: list[MatchResult], players: Sequence[str] | None, bootstrap: 
     flags = one_sided(results, names)
     anchor = anchor_mask([flags[n] for n in names])
     ratings = anchored_elo(theta, anchor)
-    boot = (
-        block_bootstrap(results, patterns, len(names), theta, resamples=bootstrap, seed=seed,
-                        prior_sigma=prior_sigma, anchor=anchor)
-        if bootstrap
-        else None
-    )
+    bounds: list[tuple[float | None, float | None]] = []
+    pair_bounds: dict[tuple[int, int], tuple[float | None, float | None]] = {}
+    boot = None
+    if bootstrap:
+        design = block_design(results, patterns)
+        bounds, pair_bounds = _intervals(patterns, design.membership, theta, ratings, anchor,
+                                         [flags[n] for n in names], prior_sigma)
+        boot = block_bootstrap(design.membership, patterns, len(names), theta,
+                               resamples=bootstrap, seed=seed, prior_sigma=prior_sigma,
+                               anchor=anchor)
 
     order = sorted(range(len(names)), key=lambda i: (-ratings[i], names[i]))
     counts = bot_counts(results, names)
@@ -167,8 +177,8 @@ def _rate(results: list[MatchResult], players: Sequence[str] | None, bootstrap: 
             rank=rank,
             name=names[i],
             rating=float(ratings[i]),
-            ci_low=None if boot is None else float(boot.ci_low[i]),
-            ci_high=None if boot is None else float(boot.ci_high[i]),
+            ci_low=bounds[i][0] if bounds else None,
+            ci_high=bounds[i][1] if bounds else None,
             matches=counts[names[i]].matches,
             firsts=counts[names[i]].firsts,
             average_place=counts[names[i]].average_place,
@@ -183,7 +193,7 @@ def _rate(results: list[MatchResult], players: Sequence[str] | None, bootstrap: 
         for j in order:
             if i != j:
                 diff = float(ratings[i] - ratings[j])
-                low, high = (None, None) if boot is None else boot.difference(i, j, diff)
+                low, high = pair_bounds.get((i, j), (None, None))
                 differences.append(RatingDifference(names[i], names[j], diff, low, high))
     los = (
         None
@@ -201,3 +211,37 @@ def _rate(results: list[MatchResult], players: Sequence[str] | None, bootstrap: 
         seed=seed,
         differences=tuple(differences),
     )
+
+
+def _intervals(patterns: Patterns, membership: object, theta: NDArray[np.float64],
+               ratings: NDArray[np.float64], anchor: NDArray[np.bool_],
+               flags: Sequence[str | None], prior_sigma: float
+               ) -> tuple[list[tuple[float | None, float | None]],
+                          dict[tuple[int, int], tuple[float | None, float | None]]]:
+    """The 95% interval of every bot and of every ordered pair's difference (Elo points): the
+    block-robust intervals (:mod:`.intervals`); one-sided bots get a one-sided bound
+    (:mod:`.bounds`), their differences the bounds combined."""
+    n = len(theta)
+    matrix, pairs = contrasts(anchor)
+    half = robust_intervals(patterns, membership, theta, prior_sigma,  # type: ignore[arg-type]
+                            matrix).half * ELO_PER_NAT
+    bots: list[tuple[float | None, float | None]] = []
+    for i in range(n):
+        r = float(ratings[i])
+        if flags[i] is None:
+            bots.append((r - float(half[i]), r + float(half[i])))
+            continue
+        upward = flags[i] == NEVER_BEATEN
+        bound = profile_bound(patterns, patterns.counts, theta, i, anchor, prior_sigma,
+                              upward=upward)
+        bots.append((bound, None) if upward else (None, bound))
+    out: dict[tuple[int, int], tuple[float | None, float | None]] = {}
+    for k, (i, j) in enumerate(pairs):
+        diff = float(ratings[i] - ratings[j])
+        if flags[i] is None and flags[j] is None:
+            h = float(half[n + k])
+            out[i, j], out[j, i] = (diff - h, diff + h), (-diff - h, -diff + h)
+        else:
+            out[i, j] = difference_bounds(*bots[i], *bots[j])
+            out[j, i] = difference_bounds(*bots[j], *bots[i])
+    return bots, out

@@ -36,7 +36,8 @@ _ALL = (
            "Elo scale, mean 1500: a bot 100 points above another places above it in about 64% "
            "of their matches (200 points: 76%)"),
     Column("ci_low", "95% CI",
-           "95% confidence interval of the rating, from a bootstrap over duplicate blocks"),
+           "95% confidence interval of the rating, from the variance over duplicate blocks "
+           "with a small-sample correction; \"> x\" / \"< x\": a one-sided bot's bound"),
     Column("ci_high", "95% CI"),
     Column("matches", "matches"),
     Column("average_place", "avg place",
@@ -60,11 +61,12 @@ _ALL = (
            "largest peak resident memory of the bot's processes in one match, in MiB; - where "
            "not measured"),
     Column("blocks", "blocks",
-           "duplicate blocks played (one deal of one table in all 6 seatings); trustworthy "
-           "intervals need 10 or more"),
+           "duplicate blocks played (one deal of one table in all 6 seatings); with fewer "
+           "than 3 the interval is very wide"),
     Column("one_sided", "one-sided",
-           "\"never beaten\" or \"never beat another bot\": no finite estimate; the rating is a "
-           "bound set by the prior and the bot is left out of the 1500 anchor"),
+           "\"never beaten\" or \"never beat another bot\": no finite estimate; the rating is "
+           "set by the prior, the 95% bound (> or <) by the data, and the bot is left out of "
+           "the 1500 anchor"),
     Column("note", "note"),
     Column("status", "status", "\"never started\" or \"did not connect\": the bot never took part; "
            "its matches are kept out of the ratings"),
@@ -77,8 +79,8 @@ _ALL = (
     Column("equal", "equal", "matches in which a and b shared a place"),
     Column("difference", "a - b", "rating difference a - b in Elo points"),
     Column("diff_ci_low", "95% CI",
-           "95% confidence interval of the difference a - b, from a bootstrap over duplicate "
-           "blocks"),
+           "95% confidence interval of the difference a - b, from the variance over duplicate "
+           "blocks with a small-sample correction"),
     Column("diff_ci_high", "95% CI"),
 )
 COLUMNS: dict[str, Column] = {c.key: c for c in _ALL}
@@ -90,11 +92,11 @@ LOS_COLUMNS = ("a", "b", "los")
 HEAD_TO_HEAD_COLUMNS = ("a", "b", "matches", "above", "below", "equal", "difference",
                         "diff_ci_low", "diff_ci_high")
 
-#: fewer duplicate blocks per bot than this, and the 95% intervals rest on too little data to be
-#: trusted (issue 10 item 18): the calibrated t-intervals (:mod:`arena.ratings.bootstrap`) keep
-#: close to nominal coverage on the data measured in docs/ratings.md, but with so few blocks
-#: each interval is wide and a single block moves it a lot
-MIN_BLOCKS = 10
+#: fewer duplicate blocks per bot than this, and a bot's 95% interval is very wide: the
+#: intervals (:mod:`arena.ratings.intervals`) cover 0.95-0.96 in simulation from 3 blocks per
+#: bot on (docs/ratings.md), and still about 0.95 with 2 (one table), but with a t factor of 12
+#: or more (1 degree of freedom): a width of 1,000 Elo points and more
+MIN_BLOCKS = 3
 
 
 def legend(keys: Iterable[str]) -> list[str]:
@@ -119,5 +121,5 @@ def few_blocks_note(blocks: Mapping[str, int]) -> str | None:
     who = "every bot" if len(few) == len(blocks) else \
         f"{len(few)} of {len(blocks)} bots"
     return (f"note: {who} played only {span} duplicate block{'s' if high != 1 else ''}, "
-            f"fewer than {MIN_BLOCKS}: the 95% intervals rest on too few blocks to be trusted; "
-            "play more deals per table for reliable intervals")
+            f"fewer than {MIN_BLOCKS}: their 95% intervals are very wide; play more deals "
+            "per table for useful ones")

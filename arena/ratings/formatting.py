@@ -36,7 +36,7 @@ from .columns import (COLUMNS, HEAD_TO_HEAD_COLUMNS, LOS_COLUMNS, MIN_BLOCKS, RA
                       few_blocks_note, legend)
 from .report import RatingReport
 
-__all__ = ["csv_tables", "format_report", "markdown_escape", "render_table"]
+__all__ = ["csv_tables", "format_report", "interval_text", "markdown_escape", "render_table"]
 
 Format = Literal["md", "csv", "json"]
 Section = Literal["all", "ratings", "los", "head_to_head"]
@@ -75,6 +75,21 @@ def _fmt(x: float | None, digits: int) -> str:
     return "-" if x is None else f"{x:.{digits}f}"
 
 
+def interval_text(low: float | None, high: float | None, digits: int = 1, *,
+                  sign: bool = False) -> str:
+    """A 95% interval as shown in tables: ``[low, high]``; a one-sided bound (a one-sided
+    bot, :mod:`.bounds`) as ``> low`` or ``< high``; ``-`` without either (no bootstrap, or
+    no bound). ``sign``: numbers with their sign (differences)."""
+    spec = f"+.{digits}f" if sign else f".{digits}f"
+    if low is None and high is None:
+        return "-"
+    if high is None:
+        return f"> {low:{spec}}"
+    if low is None:
+        return f"< {high:{spec}}"
+    return f"[{low:{spec}}, {high:{spec}}]"
+
+
 def _markdown(report: RatingReport, sections: Sequence[str]) -> str:
     parts: list[str] = []
     if "ratings" in sections:
@@ -83,7 +98,7 @@ def _markdown(report: RatingReport, sections: Sequence[str]) -> str:
                 str(b.rank),
                 markdown_escape(b.name),
                 _fmt(b.rating, 1),
-                "-" if b.ci_low is None else f"[{b.ci_low:.1f}, {b.ci_high:.1f}]",
+                interval_text(b.ci_low, b.ci_high),
                 str(b.matches),
                 _fmt(b.average_place, 2),
                 str(b.firsts),
@@ -129,8 +144,7 @@ def _markdown(report: RatingReport, sections: Sequence[str]) -> str:
             d = diffs.get((h.a, h.b))
             rows.append([markdown_escape(h.a), markdown_escape(h.b), str(h.matches), str(h.above),
                          str(h.below), str(h.equal), "-" if d is None else f"{d.difference:+.1f}",
-                         "-" if d is None or d.ci_low is None
-                         else f"[{d.ci_low:+.1f}, {d.ci_high:+.1f}]"])
+                         "-" if d is None else interval_text(d.ci_low, d.ci_high, sign=True)])
         parts.append(
             "## Head-to-head\n\nMatches in which both bots played; a placed above / below / "
             "equal to b; rating difference a - b (Elo points) with its 95% interval.\n\n"

@@ -59,7 +59,6 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import minimize
-from scipy.special import logsumexp
 
 from .model import RatedResult
 
@@ -74,6 +73,7 @@ __all__ = [
     "negative_log_posterior",
     "ordering_probability",
     "p_above",
+    "pattern_terms",
     "placing_probability",
     "theta_to_elo",
 ]
@@ -171,6 +171,49 @@ def encode(results: Sequence[RatedResult], index: Mapping[str, int]) -> Patterns
     )
 
 
+def _lse(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``log(sum(exp(x)))`` over the last axis (some entries may be ``-inf``, not all)."""
+    top = x.max(axis=-1, keepdims=True)
+    out: NDArray[np.float64] = top[..., 0] + np.log(np.exp(x - top).sum(axis=-1))
+    return out
+
+
+def pattern_terms(theta: NDArray[np.float64], patterns: Patterns, *, derivatives: bool = True
+                  ) -> tuple[NDArray[np.float64], NDArray[np.float64] | None,
+                             NDArray[np.float64] | None]:
+    """Per pattern: ``log P(placing | theta)`` (..., P) and, with ``derivatives``, its gradient
+    (..., P, 3) and Hessian (..., P, 3, 3) with respect to the log-strengths of the pattern's 3
+    bots (``patterns.players[p]``, in that order). ``theta`` is one vector (n,) or a batch
+    (..., n).
+
+    For a placing that is a mixture of orderings ``r`` with posterior weights ``v_r``, the
+    gradient of ``log P`` is ``sum_r v_r g_r`` and its Hessian
+    ``sum_r v_r (H_r + g_r g_r^T) - g g^T``.
+    """
+    local = np.asarray(theta, dtype=float)[..., patterns.players]  # (..., P, 3)
+    ordered = local[..., _PERMS]  # (..., P, 6, 3)
+    lse1 = _lse(local)  # first pick among all 3
+    lse2 = np.logaddexp(ordered[..., 1], ordered[..., 2])  # second pick among the last 2
+    logp = ordered[..., 0] + ordered[..., 1] - lse1[..., None] - lse2
+    logp = np.where(patterns.allowed, logp, -np.inf)
+    log_lik = _lse(logp)  # (..., P)
+    if not derivatives:
+        return log_lik, None, None
+    v = np.exp(logp - log_lik[..., None])  # posterior weight of each ordering, 0 if disallowed
+    p1 = np.exp(local - lse1[..., None])  # softmax over the 3 slots
+    q = np.exp(ordered[..., 1] - lse2)  # P(second placed beats third in stage 2)
+    h = _FIRST + (1.0 - q)[..., None] * _U  # (..., P, 6, 3): g_r + p1
+    mean_h = np.einsum("...k,...ki->...i", v, h)
+    grad_local: NDArray[np.float64] = mean_h - p1
+    hess_local: NDArray[np.float64] = (
+        np.einsum("...k,...ki,...kj->...ij", v, h, h)
+        - mean_h[..., :, None] * mean_h[..., None, :]
+        - np.einsum("...k,ki,kj->...ij", v * q * (1.0 - q), _U, _U)
+        - (p1[..., :, None] * np.eye(3) - p1[..., :, None] * p1[..., None, :])
+    )
+    return log_lik, grad_local, hess_local
+
+
 def negative_log_posterior(
     theta: NDArray[np.float64],
     patterns: Patterns,
@@ -181,36 +224,16 @@ def negative_log_posterior(
 ) -> tuple[float, NDArray[np.float64], NDArray[np.float64]] | float:
     """``F(theta)`` (see module doc) with pattern ``p`` counted ``weights[p]`` times.
 
-    Returns ``(F, gradient, Hessian)``, or only ``F`` if ``derivatives`` is false. For a
-    placing that is a mixture of orderings ``r`` with posterior weights ``v_r``, the gradient
-    of ``log P`` is ``sum_r v_r g_r`` and its Hessian ``sum_r v_r (H_r + g_r g_r^T) - g g^T``.
+    Returns ``(F, gradient, Hessian)``, or only ``F`` if ``derivatives`` is false (per
+    pattern terms: :func:`pattern_terms`).
     """
     theta = np.asarray(theta, dtype=float)
     n = theta.shape[0]
-    local = theta[patterns.players]  # (P, 3)
-    ordered = local[:, _PERMS]  # (P, 6, 3)
-    lse1 = logsumexp(local, axis=1)  # first pick among all 3
-    lse2 = np.logaddexp(ordered[..., 1], ordered[..., 2])  # second pick among the last 2
-    logp = ordered[..., 0] + ordered[..., 1] - lse1[:, None] - lse2
-    logp = np.where(patterns.allowed, logp, -np.inf)
-    log_lik = logsumexp(logp, axis=1)  # (P,)
+    log_lik, grad_local, hess_local = pattern_terms(theta, patterns, derivatives=derivatives)
     prior = 0.5 * float(theta @ theta) / prior_sigma**2
     value = -float(weights @ log_lik) + prior
-    if not derivatives:
+    if grad_local is None or hess_local is None:
         return value
-
-    v = np.exp(logp - log_lik[:, None])  # posterior weight of each ordering, 0 if disallowed
-    p1 = np.exp(local - lse1[:, None])  # softmax over the 3 slots
-    q = np.exp(ordered[..., 1] - lse2)  # P(second placed beats third in stage 2)
-    h = _FIRST[None] + (1.0 - q)[..., None] * _U[None]  # (P, 6, 3): g_r + p1
-    mean_h = np.einsum("pk,pki->pi", v, h)
-    grad_local = mean_h - p1
-    hess_local = (
-        np.einsum("pk,pki,pkj->pij", v, h, h)
-        - mean_h[:, :, None] * mean_h[:, None, :]
-        - np.einsum("pk,ki,kj->pij", v * q * (1.0 - q), _U, _U)
-        - (p1[:, :, None] * np.eye(3) - p1[:, :, None] * p1[:, None, :])
-    )
     idx = patterns.players
     grad = theta / prior_sigma**2 - np.bincount(
         idx.ravel(), weights=(weights[:, None] * grad_local).ravel(), minlength=n

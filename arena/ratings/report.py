@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .bootstrap import CI_LEVEL
+from .intervals import CI_LEVEL
 from .columns import RATING_COLUMNS, few_blocks_note
 from .headtohead import HeadToHead
 from .plackett_luce import ELO_BASE, ELO_PER_NAT
@@ -23,10 +23,12 @@ __all__ = ["BotRating", "RatingDifference", "RatingReport"]
 MODEL_DESCRIPTION = (
     "Plackett-Luce MAP fit of match placings (ties = order unknown), Gaussian prior "
     "N(0, prior_sigma^2) on log-strength theta; R = 1500 + 400/ln(10) * theta, "
-    "P(i above j) = 1/(1 + 10^(-(Ri-Rj)/400)); 95% intervals from a bootstrap "
-    "over duplicate blocks: estimate +- t_{G-1}(0.975) * sqrt(G/(G-1)) * bootstrap sd for G "
-    "blocks, for ratings and rating differences; one-sided bots (never beaten / never beat "
-    "another bot) are flagged and left out of the 1500 anchor"
+    "P(i above j) = 1/(1 + 10^(-(Ri-Rj)/400)); 95% intervals of ratings and rating "
+    "differences: estimate +- t_df(0.975) * sqrt(V / lambda), V the cluster-robust variance "
+    "over duplicate blocks, lambda its bias and df its degrees of freedom from the design "
+    "(Bell-McCaffrey); one-sided bots (never beaten / never beat another bot) are flagged, "
+    "left out of the 1500 anchor and given a one-sided 95% profile-likelihood bound; "
+    "likelihood of superiority from a bootstrap over blocks"
 )
 
 
@@ -35,9 +37,11 @@ class BotRating:
     """One bot's line of the report.
 
     ``rating``, ``ci_low``, ``ci_high`` are Elo points; the interval bounds are ``None`` when
-    the report was computed without bootstrap. ``firsts`` counts first places including shared
-    ones, ``average_place`` is the mean competition-ranking place (1..3), ``blocks`` the
-    duplicate blocks the bot played in (intervals need :data:`~arena.ratings.columns.MIN_BLOCKS`).
+    the report was computed without bootstrap; one of them is ``None`` for a one-sided bot,
+    whose other side is its one-sided 95% bound (:mod:`.bounds`). ``firsts`` counts first
+    places including shared ones, ``average_place`` is the mean competition-ranking place
+    (1..3), ``blocks`` the duplicate blocks the bot played in (with fewer than
+    :data:`~arena.ratings.columns.MIN_BLOCKS` its interval is very wide).
     """
 
     rank: int
@@ -51,8 +55,9 @@ class BotRating:
     forfeits: int
     blocks: int = 0
     one_sided: str | None = None
-    """``"never beaten"`` / ``"never beat another bot"`` (:mod:`.edges`): the rating is then a
-    bound set by the prior, and the bot is not part of the 1500 anchor; None otherwise."""
+    """``"never beaten"`` / ``"never beat another bot"`` (:mod:`.edges`): the rating is then
+    set by the prior (``ci_low`` / ``ci_high`` hold the data's one-sided bound), and the bot
+    is not part of the 1500 anchor; None otherwise."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict keyed by the column vocabulary (:data:`~arena.ratings.columns.
@@ -64,8 +69,8 @@ class BotRating:
 
 @dataclass(frozen=True)
 class RatingDifference:
-    """``difference = R_a - R_b`` in Elo points with its 95% bootstrap interval (``None``
-    bounds without bootstrap)."""
+    """``difference = R_a - R_b`` in Elo points with its 95% interval (``None`` bounds without
+    bootstrap; one ``None`` side: a one-sided bound, :mod:`.bounds`)."""
 
     a: str
     b: str

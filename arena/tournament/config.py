@@ -7,8 +7,11 @@ Example (see ``examples/sample.toml``)::
     seed = 1
     deals_per_table = 2             # each deal is played in all 6 seatings (a duplicate block)
     concurrency = 2                 # matches played at once
-    schedule = "all-tables"         # or "balanced": every pair meets pair_meetings times
-    pair_meetings = 1               # balanced only
+    schedule = "all-tables"         # or "balanced": every pair meets pair_meetings times;
+                                    # or "adaptive": as many blocks as "balanced", chosen
+                                    # where they inform most (arena/tournament/adaptive.py)
+    pair_meetings = 1               # balanced and adaptive only
+    target = "top"                  # adaptive only: "top" (order of the best 3), "widest"
     mode = "round-robin"            # or "gauntlet": arena run plays the [gauntlet] section
 
     [rules]                         # option overrides, e.g. hand_cap = 10, no_trump = true
@@ -105,8 +108,10 @@ class TournamentSection(_Strict):
     seed: StrictInt | StrictStr = 1
     deals_per_table: StrictInt = Field(default=1, ge=1, le=100_000)
     concurrency: StrictInt = Field(default=1, ge=1, le=64)
-    schedule: Literal["all-tables", "balanced"] = "all-tables"
+    schedule: Literal["all-tables", "balanced", "adaptive"] = "all-tables"
     pair_meetings: StrictInt = Field(default=1, ge=1, le=1000)
+    #: what an adaptive schedule spends its blocks on (:func:`arena.ratings.adaptive.next_tables`)
+    target: Literal["top", "widest"] = "top"
     #: what ``arena run`` plays: the round-robin of ``schedule``, or the SPRT gauntlet of the
     #: ``[gauntlet]`` section (as ``arena gauntlet``)
     mode: Literal["round-robin", "gauntlet"] = "round-robin"
@@ -118,12 +123,16 @@ class TournamentSection(_Strict):
     @model_validator(mode="after")
     def _meetings_need_balanced(self) -> TournamentSection:
         # by value, not by fields set: a config rebuilt from model_dump (with_cluster) sets all
-        if self.pair_meetings != 1 and self.schedule != "balanced":
-            raise ValueError('pair_meetings applies only to schedule = "balanced"')
+        if self.pair_meetings != 1 and self.schedule not in ("balanced", "adaptive"):
+            raise ValueError('pair_meetings applies only to schedule = "balanced" or '
+                             '"adaptive"')
+        if self.target != "top" and self.schedule != "adaptive":
+            raise ValueError('target applies only to schedule = "adaptive"')
         return self
 
     def table_count(self, n_bots: int) -> int:
-        """Tables of the schedule for ``n_bots`` bots (see :mod:`.schedule`)."""
+        """Tables of the schedule for ``n_bots`` bots (see :mod:`.schedule`; an adaptive
+        schedule plays as many blocks as a balanced one, :mod:`.adaptive`)."""
         if self.schedule == "all-tables":
             return n_bots * (n_bots - 1) * (n_bots - 2) // 6
         from .balanced import covering_size
@@ -369,6 +378,8 @@ class TournamentConfig(_Strict):
                 "time": self.time.model_dump(), "max_faults": self.faults.max_faults}
         if self.tournament.schedule != "all-tables":  # older directories keep their fingerprint
             core["schedule"] = [self.tournament.schedule, self.tournament.pair_meetings]
+        if self.tournament.schedule == "adaptive":
+            core["target"] = self.tournament.target
         return hashlib.sha256(json.dumps(core, sort_keys=True).encode()).hexdigest()
 
 

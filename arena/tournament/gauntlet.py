@@ -10,7 +10,9 @@ the round-robin's, and the store plays matches in schedule order (deal, table, s
 The test (:func:`evaluate`) uses only the longest prefix of *complete* blocks in schedule order:
 a block counts once all 6 of its matches are stored and every earlier block is complete, so the
 decision never depends on which matches happened to finish first. The SPRT itself is
-:func:`arena.ratings.sprt.sequential_test`.
+:func:`arena.ratings.sprt.sequential_test`, on the ratings' unit: the Plackett-Luce rating of
+the candidate minus the mean rating of the field bots (the twin of a one-bot field counting as
+a field bot, as in ``arena ratings``).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..ratings.model import RatedResult
-from ..ratings.sprt import SprtParameters, SprtState, block_score, sequential_test
+from ..ratings.sprt import BlockSequence, SprtParameters, SprtState, sequential_test
 from ..rules.deal import derive_seed
 from .config import BotEntry, GauntletSection, TournamentConfig
 from .schedule import SEATINGS, ScheduledMatch, keyed
@@ -102,25 +104,30 @@ def sprt_parameters(cfg: TournamentConfig) -> SprtParameters:
 
 @dataclass
 class BlockPrefix:
-    """Block scores of the complete-block prefix, fed match by match (in any order).
+    """The complete-block prefix, fed match by match (in any order).
 
     ``order`` is the list of block ids in schedule order; :meth:`add` stores a match and
-    extends ``scores`` while the next block in order is complete (6 matches). A complete block
-    whose table seats a bot of ``excluded`` (a bot that never started: its matches say nothing
-    about the candidate) is passed over without a score; ``consumed`` counts the blocks of
-    ``order`` passed, scored or not.
+    extends ``blocks`` (a :class:`~arena.ratings.sprt.BlockSequence`) while the next block in
+    order is complete (6 matches). A complete block whose table seats a bot of ``excluded`` (a
+    bot that never started: its matches say nothing about the candidate) is passed over;
+    ``consumed`` counts the blocks of ``order`` passed, tested or not, and ``matches`` the
+    matches of the tested blocks.
     """
 
     candidate: str
     order: Sequence[str]
     excluded: frozenset[str] = frozenset()
-    scores: list[float] = field(default_factory=list)
     consumed: int = 0
+    matches: list[RatedResult] = field(default_factory=list)
+    blocks: BlockSequence = field(init=False)
     _pending: dict[str, list[RatedResult]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.blocks = BlockSequence(self.candidate)
 
     def add(self, result: RatedResult) -> bool:
         """Store one match (a stored result, or any :class:`~arena.ratings.model.RatedResult`);
-        True when the prefix grew (by a scored block)."""
+        True when the prefix grew (by a tested block)."""
         self._pending.setdefault(result.block, []).append(result)
         grew = False
         while self.consumed < len(self.order):
@@ -129,7 +136,8 @@ class BlockPrefix:
             if len(matches) < len(SEATINGS):
                 break
             if not self.excluded & set(matches[0].players):
-                self.scores.append(block_score(matches, self.candidate))
+                self.blocks.add(matches)
+                self.matches.extend(matches)
                 grew = True
             del self._pending[nxt]
             self.consumed += 1
@@ -137,8 +145,8 @@ class BlockPrefix:
 
 
 def evaluate(prefix: BlockPrefix, params: SprtParameters, max_blocks: int) -> SprtState:
-    """The test on the complete-block prefix (stopping at the first crossing)."""
-    return sequential_test(prefix.scores, params, max_blocks)
+    """The test on the complete-block prefix (stopping at the first decision)."""
+    return sequential_test(prefix.blocks, params, max_blocks)
 
 
 def block_order(schedule: Iterable[ScheduledMatch]) -> list[str]:

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from ..atomic import atomic_write_bytes
 from ..events import EventSink
+from ..ratings.model import RatedResult
 from ..ratings.sprt import SprtState, sprt_state
 from .config import TournamentConfig
 from .executor import MatchExecutor
@@ -40,7 +41,7 @@ from .outdir import (leftovers_notice, out_dir_lock, prepare_out_dir, save_playe
 from .proctable import ProcessTable
 from .reporter import ConsoleReporter, Message, Notice, Reporter
 from .runner import make_executor
-from .schedule import ScheduledMatch
+from .schedule import SEATINGS, ScheduledMatch
 from .store import ResultRow, Store
 from .tasks import run_workers, uncancellable
 
@@ -58,6 +59,9 @@ class GauntletOutcome:
     out: Path
     disqualifications: tuple[str, ...] = ()
     never_started: tuple[tuple[str, str], ...] = ()
+    #: the matches of the blocks the test used (up to its decision), and all stored results
+    tested: tuple[RatedResult, ...] = ()
+    stored: int = 0
 
 
 def fingerprint(cfg: TournamentConfig) -> str:
@@ -72,9 +76,9 @@ def _write_state(out: Path, cfg: TournamentConfig, state: SprtState, capped: boo
     data = {"candidate": g.candidate, "elo0": g.elo0, "elo1": g.elo1, "alpha": g.alpha,
             "beta": g.beta, "max_blocks": g.max_blocks, "blocks": state.blocks,
             "llr": state.llr, "lower": state.lower, "upper": state.upper,
-            "score": state.score, "elo": state.elo, "elo_low": state.elo_low,
-            "elo_high": state.elo_high, "decision": state.decision, "capped": capped,
-            "never_started": sorted(excluded)}
+            "elo": state.elo, "elo_low": state.elo_low, "elo_high": state.elo_high,
+            "decision": state.decision, "zero_variance": state.zero_variance,
+            "capped": capped, "never_started": sorted(excluded)}
     atomic_write_bytes(out / "sprt.json", (json.dumps(data, indent=2) + "\n").encode())
 
 
@@ -110,12 +114,13 @@ class _Test:
             say(self.state.summary())
             return
         if self.prefix.add(row):
-            # one line per block, also when several blocks completed at once
-            for k in range(self.state.blocks + 1, len(self.prefix.scores) + 1):
-                self.state = sprt_state(self.prefix.scores[:k], self.params)
-                say(self.state.summary())
+            # one line per block, also when several blocks completed at once; the deciding
+            # block's line is the command's result line, printed once at the end
+            for k in range(self.state.blocks + 1, len(self.prefix.blocks) + 1):
+                self.state = sprt_state(self.prefix.blocks, self.params, k)
                 if self.state.decision is not None:
                     break
+                say(self.state.summary())
 
     def hopeless(self) -> bool:
         """True when every table seats a bot that never started and has used up its
@@ -184,13 +189,15 @@ async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
                 disqualified = executor.disqualifications
                 # shielded: a cancellation arriving now must not cut the bots' shutdown short
                 await asyncio.shield(executor.close())
-        test.rebuild(store.results())      # the final word: stored results, final absentees
+        rows = store.results()
+        test.rebuild(rows)      # the final word: stored results, final absentees
         absent = procs.never_started()
     state = test.state
     capped = state.decision is None and test.prefix.consumed >= len(test.order)
     _write_state(out, cfg, state, capped, test.prefix.excluded)
+    tested = tuple(test.prefix.matches[:len(SEATINGS) * state.blocks])
     return GauntletOutcome(state, played, len(done_before), capped, out, tuple(disqualified),
-                           tuple(absent.items()))
+                           tuple(absent.items()), tested, len(rows))
 
 
 async def _play(cfg: TournamentConfig, out: Path, store: Store, executor: MatchExecutor,

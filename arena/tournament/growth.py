@@ -89,6 +89,8 @@ def games_fields(cfg: TournamentConfig) -> dict[str, Any]:
                            "tournament.deals_per_table": t.deals_per_table,
                            "tournament.schedule": t.schedule,
                            "tournament.pair_meetings": t.pair_meetings}
+    if t.schedule == "adaptive":
+        out["tournament.target"] = t.target
     out.update({f"rules.{k}": v for k, v in cfg.rules_config().options().items()})
     out.update({f"time.{k}": v for k, v in cfg.time.model_dump().items()})
     out["faults.max_faults"] = cfg.faults.max_faults

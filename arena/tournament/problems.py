@@ -166,13 +166,14 @@ def cross_problems(data: Any) -> list[Problem]:
 
 def _table_count(section: dict[str, Any], n: int) -> int | None:
     """Tables of the schedule for ``n`` bots, as :meth:`TournamentSection.table_count` (the
-    balanced size for ``schedule = "balanced"``); None when the fields are invalid."""
+    balanced size for ``schedule = "balanced"`` and ``"adaptive"``); None when the fields are
+    invalid."""
     schedule = section.get("schedule", "all-tables")
     if schedule == "all-tables":
         return n * (n - 1) * (n - 2) // 6
     meetings = section.get("pair_meetings", 1)
-    if schedule != "balanced" or not isinstance(meetings, int) or isinstance(meetings, bool) \
-            or meetings < 1:
+    if schedule not in ("balanced", "adaptive") or not isinstance(meetings, int) \
+            or isinstance(meetings, bool) or meetings < 1:
         return None          # a field problem
     from .balanced import covering_size
     return meetings * covering_size(n)

@@ -16,11 +16,12 @@ SIGTERM into cancellation, which runs the ``finally`` blocks here).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..events import EventSink
+from .adaptive import AdaptiveSchedule
 from .config import TournamentConfig
 from .executor import MatchExecutor
 from .growth import prepare_schedule
@@ -112,14 +113,19 @@ async def _run_locked(cfg: TournamentConfig, out: Path, report: Reporter,
             report(Notice(leftovers_notice(left, out)))
         pending = store.pending()
         sweep_unfinished_records(out, pending)
-        scheduled = store.scheduled_count()
-        report(RunStarted(scheduled, scheduled - len(pending)))
+        # schedule = "adaptive": the blocks after the first round come as slots free
+        adaptive = AdaptiveSchedule(cfg, store) if cfg.tournament.schedule == "adaptive" \
+            else None
+        done_before = store.scheduled_count() - len(pending)
+        scheduled = adaptive.total_matches if adaptive else store.scheduled_count()
+        report(RunStarted(scheduled, done_before))
         executor: MatchExecutor | None = None
         try:
-            if pending:
+            if pending or done_before < scheduled:
                 executor = make_executor(cfg, out, report, procs, events,
                                          lobby=_lobby(cfg, store, pending))
-                await _play(cfg, out, store, executor, pending, tally, report, on_match, events)
+                await _play(cfg, out, store, executor, pending, tally, report, on_match, events,
+                            adaptive.refill if adaptive else None)
         finally:
             report(RunEnded())
             if executor is not None:
@@ -131,7 +137,7 @@ async def _run_locked(cfg: TournamentConfig, out: Path, report: Reporter,
                  for b in cfg.bots if b.name in absent}
         standings = compute_standings(store.results(), names, absent=notes)
     write_standings(out, standings)
-    return TournamentOutcome(tally.played, scheduled, scheduled - len(pending), standings, out,
+    return TournamentOutcome(tally.played, scheduled, done_before, standings, out,
                              tally.faults, tuple(disqualified), tuple(absent.items()),
                              tuple(tally.deferred.items()))
 
@@ -151,15 +157,22 @@ def _lobby(cfg: TournamentConfig, store: Store, pending: list[ScheduledMatch]) -
 async def _play(cfg: TournamentConfig, out: Path, store: Store, executor: MatchExecutor,
                 pending: list[ScheduledMatch], tally: _Tally, report: Reporter,
                 on_match: Callable[[ScheduledMatch], None] | None,
-                events: EventSink | None) -> None:
+                events: EventSink | None,
+                refill: Callable[[], Awaitable[list[ScheduledMatch]]] | None = None) -> None:
     """Start ``executor`` and play ``pending`` on ``executor.slots`` workers, storing each
-    finished match whole before the next is taken."""
+    finished match whole before the next is taken; a worker that finds nothing left asks
+    ``refill`` (an adaptive schedule) for more, and stops when it gives nothing."""
     queue: asyncio.Queue[ScheduledMatch] = asyncio.Queue()
     for m in pending:
         queue.put_nowait(m)
 
     async def worker() -> None:
-        while not queue.empty():
+        while True:
+            if queue.empty() and refill is not None:
+                for new in await refill():
+                    queue.put_nowait(new)
+            if queue.empty():
+                break
             m = queue.get_nowait()
             try:
                 done = await executor.play(m)

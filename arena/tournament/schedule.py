@@ -7,7 +7,9 @@ With ``schedule="all-tables"`` (the default) every 3-bot table of the N >= 3 bot
 (``L * N(N-1)/6`` tables when a Steiner triple system exists). Every table plays
 ``deals_per_table`` deals; each deal is played in all 6 seatings (3! permutations: every bot
 deals first, i.e. sits in seat 0, twice), the 6 matches forming one duplicate **block**
-(docs/architecture.md; the ACPC 3-player duplicate).
+(docs/architecture.md; the ACPC 3-player duplicate). With ``schedule="adaptive"`` the schedule
+written up front is the balanced schedule's first deal (every pair meets once); the runner
+adds the other blocks as slots free (:mod:`.adaptive`).
 A deal's seed is SHA-256 of (tournament seed, table's bot names, deal index), so the same cards
 come in every seating; since every hand's deal derives from the match seed, later hands are
 duplicated too (their play diverges after hand 1 through the exchanges).
@@ -32,7 +34,7 @@ from dataclasses import dataclass
 from ..rules.deal import derive_seed
 from .balanced import balanced_tables
 
-SCHEDULES = ("all-tables", "balanced")
+SCHEDULES = ("all-tables", "balanced", "adaptive")
 
 SEATINGS = tuple(itertools.permutations(range(3)))
 
@@ -96,6 +98,8 @@ def make_schedule(bots: Sequence[str], deals_per_table: int,
     ``"balanced"``. A balanced table's deal seed also includes its position, since a table can
     occur twice when ``pair_meetings > 1``; all-tables seeds are unchanged. ``deal_key``: the
     directory's secret deal key (:func:`keyed`); the tables themselves do not depend on it.
+    ``"adaptive"``: the first deal of the balanced schedule of one meeting per pair (its later
+    blocks are chosen while it runs, :mod:`.adaptive`).
 
     Worked example: 3 bots, 2 deals: one table, 2 blocks of 6 seatings; a block's matches
     share the deal seed (the same cards in every seating)::
@@ -118,6 +122,8 @@ def make_schedule(bots: Sequence[str], deals_per_table: int,
         tabs = tables(bots)
     elif schedule == "balanced":
         tabs = balanced_tables(bots, pair_meetings, seed)
+    elif schedule == "adaptive":
+        tabs, deals_per_table = balanced_tables(bots, 1, seed), 1
     else:
         raise ValueError(f"unknown schedule {schedule!r}; expected one of {SCHEDULES}")
     out = []

@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from ..ratings import DEFAULT_BOOTSTRAP, BotRating, RatingReport, RatingsInputError, rate
 from ..ratings.headtohead import BotCounts, bot_counts
 from ..ratings.columns import COLUMNS, MIN_BLOCKS, few_blocks_note, legend
-from ..ratings.formatting import render_table
+from ..ratings.formatting import interval_text, render_table
 from ..safetext import markdown_cell, printable
 from .store import ResultRow
 
@@ -91,8 +91,9 @@ def _ratings(results: Sequence[ResultRow], seed: int, bootstrap: int = DEFAULT_B
     notes = [] if blocks >= 2 else ["one duplicate block only: no confidence intervals"]
     flagged = [f"{b.name} ({b.one_sided})" for b in report.bots if b.one_sided]
     if flagged:
-        notes.append("one-sided results, rating is a bound set by the prior and not part of "
-                     "the 1500 anchor: " + ", ".join(flagged))
+        notes.append("one-sided results (the rating column shows a 95% bound, > or <; the "
+                     "estimate is the prior's), not part of the 1500 anchor: "
+                     + ", ".join(flagged))
     return report, ("note: " + "; ".join(notes)) if notes else None
 
 
@@ -175,8 +176,10 @@ def _interval(r: StandingRow) -> str:
         return r.status
     if r.rating is None:
         return "-"
-    if r.ci_low is None:
+    if r.ci_low is None and r.ci_high is None:
         return f"{r.rating:.0f}"
+    if r.ci_low is None or r.ci_high is None:   # one-sided: the estimate is the prior's
+        return interval_text(r.ci_low, r.ci_high, 0)
     return f"{r.rating:.0f} [{r.ci_low:.0f}, {r.ci_high:.0f}]"
 
 

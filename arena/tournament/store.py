@@ -321,6 +321,18 @@ class Store:
         value = self.db.execute("SELECT MAX(table_idx) FROM schedule").fetchone()[0]
         return -1 if value is None else int(value)
 
+    def next_deal(self, seats: frozenset[str]) -> tuple[int, int]:
+        """Where a new deal of the table seating ``seats`` goes: its table index (the lowest
+        index already seating those bots, else one past the highest) and the deal index after
+        the last stored at that table."""
+        rows = self.db.execute(
+            "SELECT table_idx, MAX(deal_idx), seat0, seat1, seat2 FROM schedule "
+            "WHERE seating_idx = 0 GROUP BY table_idx ORDER BY table_idx").fetchall()
+        for table, deal, *names in rows:
+            if frozenset(names) == seats:
+                return int(table), int(deal) + 1
+        return self.max_table() + 1, 0
+
     def scheduled_count(self) -> int:
         """How many matches are scheduled."""
         return int(self.db.execute("SELECT COUNT(*) FROM schedule").fetchone()[0])

@@ -44,9 +44,9 @@ TOKEN_LIKE = re.compile(r"(?<![0-9a-fA-F])[0-9a-fA-F]{32,}(?![0-9a-fA-F])")
 LIVE_MOVES = 40
 #: points of the rating-over-time plot (at most)
 HISTORY_POINTS = 24
-#: bootstrap resamples of the standings' 95% intervals while matches are pending (the
-#: terminal's DEFAULT_BOOTSTRAP, 1,000, once the tournament is complete): a refresh after each
-#: match costs the machine a third of the CPU, and the intervals move by a few Elo points
+#: bootstrap resamples of the standings' likelihood of superiority while matches are pending
+#: (the terminal's DEFAULT_BOOTSTRAP, 1,000, once the tournament is complete): a refresh after
+#: each match costs the machine a third of the CPU; the 95% intervals do not depend on it
 LIVE_BOOTSTRAP = 200
 #: finished matches listed on the page (the most recent)
 FINISHED_SHOWN = 100

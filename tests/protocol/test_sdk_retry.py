@@ -1,4 +1,5 @@
-"""The Python SDK (and the JavaScript sample bot) registers again after TRY_AGAIN_LATER (a real bot process against a scripted
+"""The Python SDK (and the JavaScript sample bot) registers again after TRY_AGAIN_LATER (a real
+bot process against a scripted
 gRPC server that answers the first registrations that way), and gives up with exit status 1
 after ``--connect-timeout`` seconds of it."""
 

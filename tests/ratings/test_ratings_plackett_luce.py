@@ -151,8 +151,13 @@ def test_a_bot_that_always_wins_stays_finite_and_ordered(n_matches):
     assert sum(anchor) / len(anchor) == pytest.approx(1500.0, abs=1e-9)
     if report.bootstrap:
         for b in report.bots:
-            assert math.isfinite(b.ci_low) and math.isfinite(b.ci_high)
-            assert b.ci_low <= b.rating <= b.ci_high
+            if b.one_sided is None:      # a two-sided interval around the estimate
+                assert math.isfinite(b.ci_low) and math.isfinite(b.ci_high)
+                assert b.ci_low <= b.rating <= b.ci_high
+        # never beaten: a finite lower bound, no upper one (it would be the prior's)
+        top_bot = report.bot("Top")
+        assert top_bot.ci_high is None and math.isfinite(top_bot.ci_low)
+        assert top_bot.ci_low > mid  # (with 600 wins above the prior-held estimate itself)
     # A perfect record keeps climbing with more data, but only slowly (prior).
     assert top < 1500 + 6 * 1.5 * ELO_PER_NAT
     if n_matches >= 60:  # Mid vs Low is estimated, not pushed apart: P(Mid above Low) ~ 2/3
@@ -168,7 +173,10 @@ def test_always_last_bot_is_finite_and_last():
                                    f"b{k // 6}"))
     report = rate(results, bootstrap=20)
     assert report.names[-1] == "Loser"
-    assert math.isfinite(report.bot("Loser").rating) and math.isfinite(report.bot("Loser").ci_low)
+    loser = report.bot("Loser")
+    assert loser.one_sided == "never beat another bot"
+    assert math.isfinite(loser.rating) and loser.ci_low is None
+    assert math.isfinite(loser.ci_high) and loser.ci_high > loser.rating
     assert report.los_of("A", "Loser") == 1.0
 
 

@@ -143,9 +143,10 @@ def test_config_schedule_fields_and_fingerprint():
     bal1 = parse_config(GOOD.format(extra='schedule = "balanced"'))
     assert bal1.fingerprint() not in (plain.fingerprint(), bal.fingerprint())
     for bad, message in [
-        ('schedule = "swiss"', "tournament.schedule: Input should be 'all-tables' or "
-         "'balanced'"),
-        ("pair_meetings = 2", 'pair_meetings applies only to schedule = "balanced"'),
+        ('schedule = "swiss"', "tournament.schedule: Input should be 'all-tables', "
+         "'balanced' or 'adaptive'"),
+        ("pair_meetings = 2", 'pair_meetings applies only to schedule = "balanced" or '
+         '"adaptive"'),
         ('schedule = "balanced"\npair_meetings = 0', "tournament.pair_meetings: Input should "
          "be greater than or equal to 1"),
     ]:

@@ -68,12 +68,13 @@ def test_decisions_use_the_complete_block_prefix_only():
     win = lambda blk: MatchResult(("c", "x", "y"), (1, 2, 3), blk)  # noqa: E731
     for _ in range(6):
         assert not prefix.add(win("b1"))      # b1 complete, but b0 is not
-    assert prefix.scores == []
+    assert len(prefix.blocks) == 0
     for _ in range(5):
         prefix.add(win("b0"))
-    assert prefix.add(win("b0")) and prefix.scores == [1.0, 1.0]   # b0 then b1
+    assert prefix.add(win("b0")) and len(prefix.blocks) == 2   # b0 then b1
+    assert [m.block for m in prefix.matches] == ["b0"] * 6 + ["b1"] * 6
     prefix.add(win("b2"))
-    assert prefix.scores == [1.0, 1.0]
+    assert len(prefix.blocks) == 2
 
 
 def test_blocks_of_a_bot_that_never_started_are_passed_over():
@@ -81,10 +82,11 @@ def test_blocks_of_a_bot_that_never_started_are_passed_over():
     for _ in range(6):
         prefix.add(MatchResult(("c", "x", "z"), (1, 2, 3), "b0"))
         prefix.add(MatchResult(("c", "x", "y"), (3, 2, 1), "b1"))
-    assert prefix.scores == [0.0] and prefix.consumed == 2
+    assert [m.block for m in prefix.matches] == ["b1"] * 6 and prefix.consumed == 2
+    assert prefix.blocks.names == ["c", "x", "y"]      # z never enters the test
     for _ in range(6):
         prefix.add(MatchResult(("c", "x", "y"), (1, 2, 3), "b2"))
-    assert prefix.scores == [0.0, 1.0] and prefix.consumed == 3
+    assert len(prefix.blocks) == 2 and prefix.consumed == 3
 
 
 @pytest.mark.parametrize("bad, message", [
@@ -133,10 +135,27 @@ def test_arena_gauntlet_decides_h1_for_greedy_against_random_and_resumes(tmp_pat
     assert proc.returncode == 0, proc.stderr
     assert "H1 accepted: greedy is stronger than the field" in proc.stdout
     assert "LLR " in proc.stderr and "blocks 1  running" in proc.stderr
+    # the deciding line once (stdout), not again among the progress lines
+    assert (proc.stdout + proc.stderr).count("  H1 accepted") == 1
     assert wait_no_processes(tag) == []
     state = json.loads((out / "sprt.json").read_text())
     assert state["decision"] == "H1" and state["llr"] >= state["upper"]
     assert 2 <= state["blocks"] < 40 and state["elo"] > 100
+    # what the test rests on, and its Elo is the ratings' candidate minus the field's mean
+    n = 6 * state["blocks"]
+    assert f"the test: {state['blocks']} blocks, {n} matches; greedy placed 1st " in proc.stdout
+    assert "  against random-0: above in " in proc.stdout
+    assert "  against random-0#2: above in " in proc.stdout
+    assert "Elo: the rating of greedy minus the mean rating of random-0, random-0#2" in \
+        proc.stdout.replace("\n  ", " ")
+    from arena.ratings import rate
+    from arena.tournament.store import open_existing
+    with open_existing(out) as store:
+        tested = [r for r in store.results()
+                  if int(r.block_id.split("-d")[1]) < state["blocks"]]
+    report = rate(tested, bootstrap=0)
+    assert state["elo"] == pytest.approx(report.bot("greedy").rating - (
+        report.bot("random-0").rating + report.bot("random-0#2").rating) / 2, abs=1e-6)
     con = sqlite3.connect(out / "results.sqlite")
     done = con.execute("SELECT s.block_id FROM results JOIN schedule s USING (match_id)"
                        ).fetchall()
@@ -296,7 +315,7 @@ def _quiet_gauntlet(tmp_path, text: str, out) -> subprocess.CompletedProcess:
 def test_gauntlet_keeps_a_field_bot_that_never_started_out_of_the_sprt(tmp_path):
     """A field of 3 where one bot exits before registering: its two tables are passed over,
     the test decides on the third table alone, and the exit status is 3 as in `arena run`."""
-    from arena.ratings.sprt import block_score, sequential_test
+    from arena.ratings.sprt import BlockSequence, sequential_test
     from arena.tournament.gauntlet import sprt_parameters
     from arena.tournament.store import ResultRow, open_existing
 
@@ -316,13 +335,13 @@ def test_gauntlet_keeps_a_field_bot_that_never_started_out_of_the_sprt(tmp_path)
     by_block: dict[str, list[ResultRow]] = {}
     for r in rows:
         by_block.setdefault(r.block_id, []).append(r)   # stored rows are rated as they are
-    scores = []
+    blocks = BlockSequence("greedy")
     for d in range(40):
         matches = by_block.get(f"t000-d{d:04d}", [])
         if len(matches) < 6:
             break
-        scores.append(block_score(matches, "greedy"))
-    want = sequential_test(scores, sprt_parameters(parse_config(text)), 40)
+        blocks.add(matches)
+    want = sequential_test(blocks, sprt_parameters(parse_config(text)), 40)
     assert want.decision == "H1" and state["blocks"] == want.blocks
     assert state["llr"] == pytest.approx(want.llr)
     assert wait_no_processes(tag) == []
@@ -392,4 +411,27 @@ def test_a_running_gauntlet_shows_its_matches_in_flight_to_arena_serve(tmp_path)
                and e.match_id == match_id for m in e.moves]
         assert idx == list(range(idx[0], idx[0] + len(idx)))
     assert list((out / "live").iterdir()) == []
+    assert wait_no_processes(tag) == []
+
+
+@pytest.mark.e2e
+def test_a_deterministic_bot_against_copies_of_itself_stops_on_zero_variance(tmp_path):
+    """greedy (deterministic) against two copies of itself with elo0 = -elo1: every block
+    scores alike and the LLR stays at 0; the test stops once the zero-variance bound (1042/k
+    Elo) is inside (-50, 50), after 21 blocks, with a verdict that says so, instead of
+    playing on to max_blocks."""
+    tag = new_tag()
+    text = ("[tournament]\nseed = 5\nconcurrency = 2\n[rules]\nhand_cap = 1\n"
+            "[time]\nper_decision_ms = 300\n[gauntlet]\ncandidate = \"greedy\"\nelo0 = -50\n"
+            "elo1 = 50\nmax_blocks = 200\n")
+    text += bot_block("greedy", ["{python}", "-m", "sample_bots.greedy_bot"], tag)
+    text += bot_block("copy", ["{python}", "-m", "sample_bots.greedy_bot"], tag)
+    out = tmp_path / "out"
+    proc = _quiet_gauntlet(tmp_path, text, out)
+    assert proc.returncode == 0, proc.stderr
+    assert "stopped: every block alike (zero variance)" in proc.stdout
+    assert "no decision: every block of the test scored alike (zero variance)" in proc.stdout
+    state = json.loads((out / "sprt.json").read_text())
+    assert state["blocks"] == 21 and state["zero_variance"]
+    assert state["decision"] == "zero variance" and state["llr"] == pytest.approx(0, abs=1e-9)
     assert wait_no_processes(tag) == []

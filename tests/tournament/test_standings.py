@@ -64,15 +64,15 @@ def test_standings_columns_extend_the_ratings_vocabulary():
 
 
 def test_csv_is_one_table_with_the_shared_names():
-    st = compute_standings(rows(3), list(BOTS))
+    st = compute_standings(rows(2), list(BOTS))
     table = list(csv.reader(io.StringIO(format_standings(st, "csv"))))
     assert table[0] == [*STANDING_COLUMNS, "note"] and all(table)
     assert len(table) == 4 and {r[1] for r in table[1:]} == set(BOTS)
-    assert all(r[-1].startswith("note: every bot played only 3 duplicate blocks") for r in
+    assert all(r[-1].startswith("note: every bot played only 2 duplicate blocks") for r in
                table[1:])
 
 
-@pytest.mark.parametrize("blocks,noted", [(3, True), (9, True), (10, False)])
+@pytest.mark.parametrize("blocks,noted", [(2, True), (3, False), (10, False)])
 def test_few_blocks_note_in_every_format(blocks, noted):
     st = compute_standings(rows(blocks), list(BOTS))
     assert all(r.blocks == blocks for r in st.rows)
@@ -81,7 +81,7 @@ def test_few_blocks_note_in_every_format(blocks, noted):
     text, md = format_standings(st, "text"), format_standings(st, "md")
     data = json.loads(format_standings(st, "json"))
     if noted:
-        assert f"only {blocks} duplicate blocks, fewer than 10" in note
+        assert f"only {blocks} duplicate blocks, fewer than 3" in note
         assert " ".join(note.split()) in " ".join(text.split())       # wrapped at 100
         assert note in md and data["notes"] == [note]
     else:
@@ -142,7 +142,7 @@ def test_arena_run_writes_one_table_per_csv_and_notes(tmp_path, capsys):
     out = tmp_path / "o"
     assert main(["run", str(tmp_path / "t.toml"), "--out", str(out), "--quiet"]) == 0
     stdout = capsys.readouterr().out
-    assert "note: every bot played only 2 duplicate blocks, fewer than 10" in stdout
+    assert "note: every bot played only 2 duplicate blocks, fewer than 3" in stdout
     # the legend once, in standings.md; on the terminal a line pointing there
     assert "Elo scale, mean 1500" not in stdout
     assert f"(legend: -v or {out / 'standings.md'}; --wide adds the time and memory " \

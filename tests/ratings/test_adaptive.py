@@ -1,0 +1,135 @@
+"""next_tables: the warm-up covering, the information of a block against a brute-force
+expectation, the Woodbury gain against a direct inverse, where the blocks go for each
+target, determinism and the argument checks."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+from scipy.optimize import approx_fprime
+
+from arena.bench.coverage import spread
+from arena.bench.ratings_sim import simulate_blocks
+
+from arena.ratings.adaptive import _gains, _table_information, _weights, next_tables
+from arena.ratings.plackett_luce import ordering_probability
+from arena.tournament.balanced import balanced_tables
+
+NINE = spread(9)
+BOTS = sorted(NINE)
+
+
+def met_pairs(tables):
+    return {frozenset(p) for t in tables for p in itertools.combinations(t, 2)}
+
+
+def test_warm_up_covers_every_pair_first_with_the_preferred_tables():
+    warm = balanced_tables(BOTS, 1, 1)
+    first = next_tables([], BOTS, 12, warm_up=warm)
+    assert first == [tuple(t) for t in warm]          # a Steiner system: all 12 in order
+    assert len(met_pairs(first)) == 36
+    # without a preferred covering, a greedy one: every pair met within a few more tables
+    greedy = next_tables([], BOTS, 14)
+    assert len(met_pairs(greedy[:12])) >= 33 and len(met_pairs(greedy)) == 36
+    # blocks in flight count as met: the rest of the covering comes next
+    assert next_tables([], BOTS, 3, pending=warm[:9], warm_up=warm) == [tuple(t) for t in
+                                                                        warm[9:]]
+
+
+def test_a_bot_added_later_meets_every_other_bot_before_anything_else():
+    warm = balanced_tables(BOTS, 1, 1)
+    results = simulate_blocks(NINE, warm * 2, np.random.default_rng(0))
+    roster = [*BOTS, "new"]
+    tables = next_tables(results, roster, 6, warm_up=warm)
+    assert all("new" in t for t in tables[:5])          # 9 others, 2 per table: 5 tables
+    assert met_pairs(tables[:5]) >= {frozenset(("new", b)) for b in BOTS}
+
+
+def test_block_information_is_the_expected_information_of_6_matches():
+    theta = np.array([0.7, -0.2, 0.3, -0.8])
+    tables = np.array([[0, 1, 2], [1, 2, 3], [0, 1, 3]])
+    info = _table_information(theta, tables)
+    for t, table in enumerate(tables):
+        local = theta[table]
+
+        def log_p(x, order):
+            return math.log(ordering_probability(x, order))
+
+        want = np.zeros((3, 3))
+        for order in itertools.permutations(range(3)):
+            p = ordering_probability(local, order)
+            hess = np.array([approx_fprime(local, lambda x, i=i, o=order: approx_fprime(
+                x, log_p, 1e-5, o)[i], 1e-5) for i in range(3)])
+            want -= 6 * p * hess
+        assert info[t] == pytest.approx(want, abs=2e-4)
+
+
+def test_the_gain_is_the_drop_of_the_contrasts_variances():
+    rng = np.random.default_rng(2)
+    n = 6
+    theta = rng.normal(size=n)
+    tables = np.array(list(itertools.combinations(range(n), 3)))
+    info = _table_information(theta, tables)
+    base = np.eye(n) * 0.5
+    for t in rng.choice(len(tables), 8):
+        np.add.at(base, (tables[t][:, None], tables[t][None, :]), info[t])
+    cov = np.linalg.inv(base)
+    a, w = _weights(theta, cov, "top", 3)
+    gains = _gains(cov, info, tables, a, w)
+    for t in range(0, len(tables), 5):
+        after = base.copy()
+        np.add.at(after, (tables[t][:, None], tables[t][None, :]), info[t])
+        drop = np.einsum("ic,ij,jc->c", a, cov - np.linalg.inv(after), a)
+        assert gains[t] == pytest.approx(drop @ w, rel=1e-9)
+
+
+def after_warm_up(seed=0, rounds=2):
+    warm = balanced_tables(BOTS, 1, 1)
+    return warm, simulate_blocks(NINE, warm * rounds, np.random.default_rng(seed))
+
+
+def test_top_target_spends_blocks_on_the_best_bots_and_their_close_rivals():
+    warm, results = after_warm_up()
+    tables = next_tables(results, BOTS, 24, warm_up=warm)
+    seats = Counter(b for t in tables for b in t)
+    best = sorted(BOTS, key=lambda b: -NINE[b])[:3]
+    worst = sorted(BOTS, key=lambda b: NINE[b])[:3]
+    assert sum(seats[b] for b in best) > 3 * sum(seats[b] for b in worst)
+    assert all(set(t) & set(sorted(BOTS, key=lambda b: -NINE[b])[:4]) for t in tables)
+
+
+def test_widest_target_serves_the_bot_with_the_widest_interval():
+    warm, results = after_warm_up()
+    lonely = [r for r in results if "b00" not in r.players or r.block in
+              {r2.block for r2 in results[:6 * 12]}]          # b00 only in round one
+    tables = next_tables(lonely, BOTS, 2, target="widest", warm_up=warm)
+    assert all("b00" in t for t in tables)
+
+
+def test_deterministic_and_pending_blocks_count_as_information():
+    warm, results = after_warm_up(rounds=1)
+    a = next_tables(results, BOTS, 3, warm_up=warm, seed=4)
+    assert next_tables(list(reversed(results)), BOTS, 3, warm_up=warm, seed=4) == a
+    # the 3 tables of one call are what 3 calls give when each sees the earlier as pending
+    step = []
+    for _ in range(3):
+        step += next_tables(results, BOTS, 1, pending=step, warm_up=warm, seed=4)
+    assert step == a
+    assert all(t == tuple(sorted(t, key=BOTS.index)) for t in a)   # roster order
+
+
+def test_argument_checks():
+    with pytest.raises(ValueError, match="at least 3 distinct bots"):
+        next_tables([], ["a", "b"], 1)
+    with pytest.raises(ValueError, match="unknown target"):
+        next_tables([], BOTS, 1, target="bottom")
+    with pytest.raises(ValueError, match="top must be"):
+        next_tables([], BOTS, 1, top=1)
+    with pytest.raises(ValueError, match="warm_up table"):
+        next_tables([], BOTS, 1, warm_up=[("b00", "b01", "zz")])
+    assert next_tables([], BOTS, 0) == []
+
