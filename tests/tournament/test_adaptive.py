@@ -19,8 +19,8 @@ from arena.rules.deal import derive_seed
 from arena.tournament.adaptive import budget_blocks
 from arena.tournament.balanced import balanced_tables, covering_size
 from arena.tournament.config import ConfigError, parse_config
-from arena.tournament.schedule import ScheduledMatch, make_schedule
-from arena.tournament.store import Store
+from arena.tournament.schedule import ScheduledMatch, keyed, make_schedule
+from arena.tournament.store import Store, open_existing
 
 from .helpers import bot_block, count_results, new_tag, wait_no_processes
 
@@ -88,7 +88,7 @@ def blocks_of(db) -> dict[str, list[tuple]]:
 def test_arena_run_adaptive_plays_whole_blocks_up_to_the_budget_and_resumes(tmp_path):
     tag = new_tag()
     cfg = tmp_path / "a.toml"
-    cfg.write_text(adaptive_text(tag))
+    cfg.write_text(adaptive_text(tag, extra='target = "widest"\n'))    # not the default
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "arena.cli", "run", str(cfg), "--out", str(out), "--quiet"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -109,6 +109,8 @@ def test_arena_run_adaptive_plays_whole_blocks_up_to_the_budget_and_resumes(tmp_
     assert f"{48 - before} matches played now, {before} resumed" in again.stdout
     assert "sandbox: bwrap (" in again.stderr
     blocks = blocks_of(out / "results.sqlite")
+    with open_existing(out) as store:
+        key = bytes.fromhex(store.meta("deal_key") or "")
     assert len(blocks) == budget_blocks(parse_config(cfg.read_text())) == 8
     first = {frozenset(t): k for k, t in enumerate(balanced_tables(NAMES, 1, 7))}
     for block_id, rows in blocks.items():
@@ -123,7 +125,8 @@ def test_arena_run_adaptive_plays_whole_blocks_up_to_the_budget_and_resumes(tmp_
             assert index == first[table]
         else:   # an adaptive block: its seed from the table's bots and its deal
             seats = sorted(table, key=NAMES.index)
-            assert rows[0][5] == derive_seed(7, "adaptive", *seats, "deal", deal).hex()
+            assert rows[0][5] == keyed(key, derive_seed(7, "adaptive", *seats, "deal",
+                                                        deal)).hex()
     assert Counter(len(r) for r in blocks.values()) == {6: 8}
     standings = json.loads((out / "standings.json").read_text())
     assert {r["bot"] for r in standings["standings"]} == set(NAMES)

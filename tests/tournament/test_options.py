@@ -304,7 +304,10 @@ ELSEWHERE: dict[str, tuple[str, str]] = {
     # the lobby: arena run --wait-remote sets it; a remote bot connecting late
     "tournament.start_after": ("tournament/test_lobby.py",
                                "test_a_no_show_is_left_for_later_and_plays_when_it_connects_late"),
-    # [sandbox] and a bot's own sandbox overrides (issue 13): real bwrap tournaments
+    # schedule = "adaptive": its target, in a real run killed and resumed
+    "tournament.target": ("tournament/test_adaptive.py",
+                          "test_arena_run_adaptive_plays_whole_blocks_up_to_the_budget_and_resumes"),
+    # [sandbox] and a bot's own sandbox overrides: real bwrap tournaments
     "sandbox.mode": ("sandbox/test_malicious_bots.py", "test_attack_fails_in_the_sandbox"),
     "sandbox.memory_mib": ("sandbox/test_malicious_bots.py",
                            "test_resource_bomb_is_stopped_by_name"),
@@ -314,8 +317,10 @@ ELSEWHERE: dict[str, tuple[str, str]] = {
                                 "test_resource_bomb_is_stopped_by_name"),
     "bots.sandbox": ("sandbox/test_malicious_bots.py",
                      "test_per_bot_mode_overrides_the_tournament"),
+    # the scratch's size: /dev/shm refuses the hog at it, in a real tournament
+    "sandbox.scratch_mib": ("sandbox/test_attacks.py",
+                            "test_resource_attacks_are_stopped_by_name"),
     # only checked where the sandbox is built or classifies an exit (no tournament test yet)
-    "sandbox.scratch_mib": ("sandbox/test_sandbox_unit.py", "test_bwrap_argv_isolates"),
     "sandbox.ro_paths": ("sandbox/test_sandbox_unit.py", "test_bwrap_argv_isolates"),
     "sandbox.open_files": ("sandbox/test_sandbox_unit.py", "test_classify_exit"),
     "sandbox.file_size_mib": ("sandbox/test_sandbox_unit.py", "test_classify_exit"),
