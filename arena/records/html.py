@@ -25,6 +25,7 @@ byte, no way to close the script element); the script writes bot-supplied text o
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import unicodedata
@@ -32,11 +33,12 @@ from typing import TYPE_CHECKING
 
 from ..safetext import html_finalize
 from .html_frames import Json, key_of, perspective_data, public_data
-from .html_template import TEMPLATE
+from . import html_template
 from .models import MatchRecord
 from .text import clean, seat_labels
 
 if TYPE_CHECKING:
+    import jinja2
     from markupsafe import Markup
 from .verify import verify_record
 
@@ -78,16 +80,23 @@ def render_html(record: MatchRecord, *, seat: int | None = None, verify: bool = 
         verify_record(record)
     data = page_data(record, seat)
     labels = list(seat_labels(record.names))
-    import jinja2  # imported here so text replays work without it
-    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined,
-                             finalize=html_finalize)   # no control or bidi character on the page
+    from markupsafe import Markup
     h = record.header
-    return env.from_string(TEMPLATE).render(
+    return _template().render(
         title=f"358 Arena replay: {clean(h.match_id)}", header=h, labels=labels,
         seat=seat, result=record.result, chart=score_chart(record, labels),
         versions=[clean(s.version) for s in h.seats],
         reasons=[clean(s.forfeit_reason or "") for s in h.seats],
-        persp=data["persp"], data=script_json(data))
+        persp=data["persp"], data=script_json(data),
+        style=Markup(html_template.style()), script=Markup(html_template.script()))
+
+
+@functools.cache
+def _template() -> jinja2.Template:
+    import jinja2  # imported here so text replays work without it
+    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined,
+                             finalize=html_finalize)   # no control or bidi character on the page
+    return env.from_string(html_template.template())
 
 
 def page_data(record: MatchRecord, seat: int | None = None) -> Json:

@@ -17,7 +17,7 @@ from markupsafe import Markup
 
 from ..safetext import html_finalize, printable
 from ..tournament.standings import HEADERS, standings_legend, table_rows
-from .page_assets import PAGE, SCRIPT, STYLE
+from . import page_assets
 from .state import LiveState, Snapshot
 from .svg import h2h_matrix, rating_plot
 
@@ -66,7 +66,7 @@ def _env() -> jinja2.Environment:
 
 _ENV = _env()
 _TEMPLATES = {k: _ENV.from_string(v) for k, v in FRAGMENTS.items()}
-_PAGE = _ENV.from_string(PAGE)
+_PAGE = _ENV.from_string(page_assets.page_template())
 
 
 def format_eta(seconds: float | None) -> str | None:
@@ -135,7 +135,7 @@ def render_page(state: LiveState, live: bool) -> str:
     mode = ("live: updates while this arena runs" if live else
             "read-only view of the tournament directory (follows the arena writing it)")
     return _PAGE.render(name=snap.name if snap else state.out.name, frags=frags, mode=mode,
-                        live=live, style=Markup(STYLE),
-                        script=Markup(SCRIPT),
+                        live=live, style=Markup(page_assets.style()),
+                        script=Markup(page_assets.script()),
                         fragments_markup={k: Markup(v)
                                           for k, v in frags.items()})

@@ -1,13 +1,5 @@
-"""The JavaScript of the HTML replay page (inserted verbatim by
-:mod:`arena.records.html_template`).
-
-It only displays the frames computed server-side (:mod:`arena.records.html_frames`): no rules
-code, no visibility decisions. Bot-supplied text is written with ``textContent`` only.
-"""
-
-SCRIPT = r"""
-"use strict";
 (function () {
+  "use strict";
   var D = JSON.parse(document.getElementById("replay-data").textContent);
   var STEPS = D.steps, N = STEPS.length, step = 0, view = D.persp[0], shown = -1;
   D.persp.forEach(function (k) {  // frames come as deltas: fill each one forward
@@ -245,7 +237,7 @@ SCRIPT = r"""
     step = Math.max(0, Math.min(N - 1, n));
     if (newView !== undefined) { view = newView; shown = -1; }
     var hash = "#step=" + step + (view === D.persp[0] ? "" : "&view=" + view);
-    try { history.replaceState(null, "", hash); } catch (e) { /* some file: URLs */ }
+    try { history.replaceState(null, "", hash); } catch { /* some file: URLs */ }
     render();
   }
   function handStart(dir) {
@@ -289,4 +281,3 @@ SCRIPT = r"""
   parseHash();
   render();
 })();
-"""
