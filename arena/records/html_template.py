@@ -1,5 +1,6 @@
-"""The replay page's files: the jinja2 template ``assets/replay.html``, its style sheet
-``assets/replay.css`` and script ``assets/replay.js`` (package data of ``arena.records``,
+"""The replay page's files: the jinja2 template ``assets/replay.html``, its style sheets
+``assets/cards.css`` (shared with the live page) and ``assets/replay.css`` and its script
+``assets/replay.js`` (package data of ``arena.records``,
 linted in CI by ``tools/eslint-check``). :mod:`arena.records.html` renders the template with
 autoescape and inlines the style sheet and the script, so a page is one self-contained file
 that works offline.
@@ -50,9 +51,15 @@ def template() -> str:
     return read_asset("arena.records", "replay.html")
 
 
+def cards_style() -> str:
+    """The style sheet of cards and of the cards on the table (``assets/cards.css``), shared
+    with the live page."""
+    return read_asset("arena.records", "cards.css")
+
+
 def style() -> str:
-    """The replay page's style sheet."""
-    return read_asset("arena.records", "replay.css")
+    """The replay page's style sheet (the cards' included)."""
+    return cards_style() + read_asset("arena.records", "replay.css")
 
 
 def script() -> str:
