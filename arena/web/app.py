@@ -401,6 +401,9 @@ class WebServer:
         return f"http://{host}:{self.port}/"
 
     async def stop(self) -> None:
+        refusals = getattr(self.app.state, "refusals", None)
+        if refusals is not None:
+            refusals.flush()      # what was refused since the last summary line
         if self._server is None or self._task is None:
             return
         self._server.should_exit = True

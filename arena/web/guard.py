@@ -106,12 +106,12 @@ class Refusals:
             self._timer = None
         if not self._pending:
             return
-        parts = ", ".join(f"{n:,} {what}" for what, n in sorted(self._pending.items()))
+        parts = "; ".join(f"{what}: {n:,}" for what, n in sorted(self._pending.items()))
         first = self._last is None
         self._last = self.clock()
         self._pending.clear()
-        log.warning("live page: refused %s%s", parts,
-                    "" if first else f" in the last {self.every_s:.0f} s")
+        log.warning("live page refused %s%s", parts,
+                    "" if first else f" (in the last {self.every_s:.0f} s)")
 
 
 def unavailable(reason: str) -> bytes:
