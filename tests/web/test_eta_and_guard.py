@@ -11,7 +11,7 @@ from arena.web.eta import MIN_FINISHED, Eta, Finished, estimate
 
 pytest.importorskip("uvicorn", reason="the web extra is not installed")
 
-from arena.web.guard import Refusals, caps_for  # noqa: E402 (after the importorskip)
+from arena.web.guard import Refusals, caps_for
 
 FAST, SLOW = ("f1", "f2", "f3"), ("f1", "f2", "slow")
 

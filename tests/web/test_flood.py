@@ -35,17 +35,17 @@ pytestmark = [pytest.mark.slow, pytest.mark.e2e]
 LIMIT, FLOOD = 1024, 1100
 
 
-def _limited(limit: int, hard: int | None = None):
-    def pre() -> None:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard or limit))
-    return pre
+#: sets the descriptor limit, then becomes the arena (same process: /proc shows its limits)
+LIMITED = ("import os, resource, sys\n"
+           "resource.setrlimit(resource.RLIMIT_NOFILE, (int(sys.argv[1]), int(sys.argv[2])))\n"
+           "os.execv(sys.executable, [sys.executable, '-m', 'arena.cli', *sys.argv[3:]])\n")
 
 
 def _arena(args: list[str], limit: int, hard: int | None = None) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": os.getcwd()}
-    return subprocess.Popen([sys.executable, "-m", "arena.cli", *args], env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            preexec_fn=_limited(limit, hard))
+    return subprocess.Popen([sys.executable, "-c", LIMITED, str(limit), str(hard or limit),
+                             *args], env=env, text=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
 
 
 def _room_for_the_flood() -> str | None:

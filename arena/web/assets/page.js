@@ -215,6 +215,7 @@
       document.title = "358 Arena: " + data.name;
     }
     body.dataset.done = String(data.done);
+    body.dataset.snapshots = String(Number(body.dataset.snapshots || 0) + 1);
   }
   function parse(ev) { return JSON.parse(ev.data); }
   var delay = 1000, attempts = 0, timer = null, es = null;
