@@ -1,4 +1,4 @@
-"""Tournament events and the in-process event bus (issue 17 item 1).
+"""Tournament events and the in-process event bus (what the live page shows).
 
 The tournament runner publishes typed events (:class:`MatchStarted`, :class:`DecisionsApplied`,
 :class:`MatchFinished`; the live web state adds :class:`StandingsChanged`) to an

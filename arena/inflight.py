@@ -1,6 +1,6 @@
 """The in-flight journal: what a running arena leaves in its tournament directory so that a
 separate, read-only reader (``arena serve DIR`` in another process) can show the matches in
-flight (issue 17 item 1).
+flight.
 
 Layout, in the tournament directory ``OUT``:
 

@@ -528,6 +528,7 @@ def test_seats_table_and_chart_show_nothing_of_the_future(browser_page, sm, sm_p
     # the score axis is scaled to what is shown (0 and 1 at the start), not to the final scores
     ticks = page.eval_on_selector_all("#chart-grid text", "es => es.map(e => e.textContent)")
     assert ticks == ["0", "1"]
+    assert sm.header.end_reason not in page.text_content("#ending")   # nor how it ends
 
     # mid hand 3: the scores after hand 2, the think time of the decisions so far
     mid = play_step(sm, 3, 2, 0)
@@ -552,6 +553,8 @@ def test_seats_table_and_chart_show_nothing_of_the_future(browser_page, sm, sm_p
     assert [int(r["score"]) for r in rows] == list(sm.result.scores)
     assert [int(r["faults"]) for r in rows] == [s.faults for s in sm.header.seats]
     assert [r["think"] for r in rows] == [f"{s.think_ms / 1000:.2f}" for s in sm.header.seats]
+    assert page.text_content("#ending") == (f"termination {sm.header.termination} "
+                                            f"({sm.header.end_reason})")
 
 
 def test_fault_counts_grow_with_the_steps(browser_page, faulty, tmp_path_factory):

@@ -1,5 +1,5 @@
-"""The live page in a real browser (Playwright for Python driving Debian's chromium, issue 17
-item 3): ``arena run --web`` with real bot processes; the page loads, a live match advances
+"""The live page in a real browser (Playwright for Python driving Debian's chromium):
+``arena run --web`` with real bot processes; the page loads, a live match advances
 (cards appear as played), the standings update within 2 s of a match ending, the page says it
 is stale when the arena's server goes away and resumes when ``arena serve`` takes over on the
 same port, a replay link opens the replay viewer, hostile bot names render as text, and no

@@ -200,7 +200,8 @@
   // the seats table up to the step: faults and think time so far; the place, a forfeit and
   // the match's own totals at the last step only
   function renderSeatTable(f) {
-    var end = step === N - 1;
+    var end = step === N - 1, ending = document.getElementById("ending");
+    ending.textContent = end ? ending.getAttribute("data-ending") : "how it ends: at the last step";
     for (var s = 0; s < 3; s++) {
       var row = document.querySelector('#seats tr[data-seat="' + s + '"]');
       if (!row) continue;
