@@ -146,21 +146,20 @@ def guarded_protocol(caps: Caps, refusals: Refusals) -> type[asyncio.Protocol]:
             if self.cycle is None and not self.transport.is_closing():
                 self.transport.close()
 
-        def data_received(self, data: bytes) -> None:
-            if self._refused:
-                return
+        def _busy(self) -> None:
             if self._idle is not None:
                 self._idle.cancel()
                 self._idle = None
-            super().data_received(data)
+
+        def data_received(self, data: bytes) -> None:
+            if not self._refused:
+                self._busy()
+                super().data_received(data)
 
         def connection_lost(self, exc: Exception | None) -> None:
-            if self._refused:
-                return
-            if self._idle is not None:
-                self._idle.cancel()
-                self._idle = None
-            super().connection_lost(exc)
+            if not self._refused:
+                self._busy()
+                super().connection_lost(exc)
 
         def eof_received(self) -> None:
             if not self._refused:

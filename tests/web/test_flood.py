@@ -159,3 +159,48 @@ def test_the_arena_raises_its_soft_descriptor_limit(tmp_path):
         serve.wait(timeout=30)
     line = next(x for x in limits.splitlines() if x.startswith("Max open files"))
     assert line.split()[3:5] == ["2048", "2048"], line
+
+
+def test_idle_connections_are_capped_and_closed(tmp_path):
+    """300 connections that never send a request, against ``arena serve`` limited to 1,024
+    descriptors (a connection cap of 256): the connections past the cap get a 503 at once,
+    the others are closed by the server once idle for 10 s, and the page answers after."""
+    why = _room_for_the_flood()
+    if why:
+        pytest.skip(why)
+    from arena.tournament.store import Store
+    out = tmp_path / "t"
+    out.mkdir()
+    Store(out / "results.sqlite").close()
+    serve = _arena(["serve", str(out), "--port", "0"], LIMIT)
+    socks: list[socket.socket] = []
+    try:
+        url = read_url(serve)
+        port = urlparse(url).port
+        t0 = time.monotonic()
+        socks = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(300)]
+        sel = selectors.DefaultSelector()
+        for s in socks:
+            s.setblocking(False)
+            sel.register(s, selectors.EVENT_READ)
+        answers: dict[socket.socket, tuple[float, bytes]] = {}
+        while len(answers) < len(socks) and time.monotonic() - t0 < 60:
+            for key, _ in sel.select(1.0):
+                data = key.fileobj.recv(4096)
+                answers.setdefault(key.fileobj, (time.monotonic() - t0, data))
+                sel.unregister(key.fileobj)
+        sel.close()
+        refused = [t for t, d in answers.values() if d.startswith(b"HTTP/1.1 503")]
+        closed = [t for t, d in answers.values() if d == b""]
+        assert len(refused) == 300 - 256 and max(refused) < 5
+        assert len(closed) == 256 and min(closed) >= 9.5 and max(closed) < 30
+        with urllib.request.urlopen(url, timeout=20) as r:
+            assert r.status == 200
+    finally:
+        for s in socks:
+            s.close()
+        serve.terminate()
+        serve.wait(timeout=30)
+    err = serve.stderr.read()
+    assert "Traceback" not in err
+    assert "connections over the cap (256): 1" in err
