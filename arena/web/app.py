@@ -36,12 +36,13 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from ..events import (CLOSED, RESYNC, DecisionsApplied, EventBus, MatchFinished, MatchStarted,
                       StandingsChanged, Subscription)
@@ -206,6 +207,24 @@ class _StreamCount:
             del self.by_client[client]
 
 
+class _CountedStream(StreamingResponse):
+    """A streaming response that calls ``release`` once it is over, however it ends (also
+    when the client left before its first byte, so the stream never started)."""
+
+    def __init__(self, content: AsyncIterator[str], release: Callable[[], None],
+                 **kw: Any) -> None:
+        super().__init__(content, **kw)
+        self._release: Callable[[], None] | None = release
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            release, self._release = self._release, None
+            if release is not None:
+                release()
+
+
 def create_app(state: LiveState, bus: EventBus, *, live: bool, caps: Caps | None = None,
                refusals: Refusals | None = None) -> Starlette:
     """The app over ``state`` (kept fresh by :func:`keep_fresh`); ``live``: a running arena
@@ -255,14 +274,10 @@ def create_app(state: LiveState, bus: EventBus, *, live: bool, caps: Caps | None
                         yield "".join(items)
             finally:
                 hub.streams -= 1
-                streams.leave(client)
 
-        try:
-            return StreamingResponse(stream(), media_type="text/event-stream",
-                                     headers={**_NO_STORE, "X-Accel-Buffering": "no"})
-        except BaseException:
-            streams.leave(client)
-            raise
+        return _CountedStream(stream(), lambda: streams.leave(client),
+                              media_type="text/event-stream",
+                              headers={**_NO_STORE, "X-Accel-Buffering": "no"})
 
     async def replay(request: Request) -> Response:
         path = _record_path(state, request.path_params["match_id"])

@@ -99,3 +99,42 @@ def test_complete_blocks_are_those_with_every_seating_stored(tmp_path):
         one = next(r for r in rows if r.block_id == sorted(blocks)[1])
         store.db.execute("DELETE FROM results WHERE match_id = ?", (one.match_id,))
         assert store.complete_blocks() == {sorted(blocks)[0]}
+
+
+def test_a_stream_whose_client_left_at_once_frees_its_place(tmp_path):
+    """Streams refused or broken before their first byte never keep a place under the
+    per-client cap (ASGI calls with a client that is gone on the first send)."""
+    import asyncio
+    import contextlib
+
+    from arena.events import EventBus
+    from arena.web.app import create_app
+    from arena.web.guard import Caps
+    from arena.web.state import LiveState
+    app = create_app(LiveState(tmp_path), EventBus(), live=False, caps=Caps(8, 4, 2))
+    scope = {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.4"},
+             "http_version": "1.1", "method": "GET", "scheme": "http", "path": "/events",
+             "raw_path": b"/events", "query_string": b"", "root_path": "", "headers": [],
+             "client": ("10.0.0.7", 5000), "server": ("127.0.0.1", 8358)}
+
+    async def receive():
+        await asyncio.sleep(3600)
+
+    async def gone(message):
+        raise OSError("the client has gone")
+
+    async def main() -> list[int]:
+        for _ in range(5):
+            with contextlib.suppress(Exception):
+                await app(scope, receive, gone)
+        statuses: list[int] = []
+
+        async def first(message):
+            if message["type"] == "http.response.start":
+                statuses.append(message["status"])
+                raise OSError("seen enough")
+        for _ in range(3):                   # the cap of 2 holds for streams kept open...
+            with contextlib.suppress(Exception):
+                await app(scope, receive, first)
+        return statuses
+    assert asyncio.run(main()) == [200, 200, 200]   # ...and each left: its place is free
