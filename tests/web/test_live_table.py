@@ -111,7 +111,7 @@ def test_card_tables_agree_with_the_records_and_the_featured_match_moves_on(tmp_
                 .map(b => [+b.querySelector('.status').textContent.match(/(\\d+) decisions/)[1],
                            b.dataset.match]).sort((a, b) => a[0] - b[0])[0][1]""")
             solo.goto(url + "live/" + solo_id)
-            solo.wait_for_selector("#tv .match, #tv p.note", timeout=20_000)
+            solo.wait_for_selector("body[data-snapshots]", timeout=20_000)   # its first
             if solo.locator(f'#tv .match[data-match="{solo_id}"] .felt').count():
                 break
         else:
