@@ -19,9 +19,10 @@ from pathlib import Path
 __all__ = ["atomic_write_bytes"]
 
 
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
-    """Write ``data`` to ``path`` atomically (see the module docstring); the file gets mode
-    0644. Returns the path written.
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, mode: int = 0o644) -> Path:
+    """Write ``data`` to ``path`` atomically (see the module docstring); the file gets
+    ``mode`` (0644 by default; 0600: the temporary file is created owner-only and stays so,
+    never readable by others, not even for a moment). Returns the path written.
 
     Raises:
         OSError: the directory is not writable, the disk is full, ...; the temporary file is
@@ -31,7 +32,8 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
-            os.fchmod(f.fileno(), 0o644)  # mkstemp makes 0600; records are meant to be shared
+            if mode != 0o600:             # mkstemp makes 0600
+                os.fchmod(f.fileno(), mode)
             f.write(data)
             f.flush()
             os.fsync(f.fileno())

@@ -38,6 +38,26 @@ COMMAND_MODULES = (
 )
 
 
+#: commands that hold many descriptors (bots' pipes, the page's connections): they raise the
+#: soft RLIMIT_NOFILE to the hard limit at start
+MANY_FILES = frozenset(("run", "serve", "gauntlet"))
+
+
+def raise_open_file_limit() -> tuple[int, int] | None:
+    """Raise this process's soft ``RLIMIT_NOFILE`` to its hard limit (a 1,024 soft limit
+    is common and is what a flood of connections to the live page runs into; the hard one
+    is often far larger). Returns the ``(soft, hard)`` limits now in force; None where
+    there are none (not POSIX) or they cannot be changed (the old ones stay)."""
+    try:
+        import resource
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft != hard:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        return resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (ImportError, OSError, ValueError):
+        return None
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with the CLI's error format: one ``arena: error:`` line, exit status 2
     (subcommand parsers inherit it)."""
@@ -101,6 +121,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    if args.command in MANY_FILES:
+        raise_open_file_limit()
     try:
         with _logging.configured(_logging.console_level(args)):
             return int(args.func(args) or 0)

@@ -1,4 +1,4 @@
-"""Tournament events and the in-process event bus (issue 17 item 1).
+"""Tournament events and the in-process event bus (what the live page shows).
 
 The tournament runner publishes typed events (:class:`MatchStarted`, :class:`DecisionsApplied`,
 :class:`MatchFinished`; the live web state adds :class:`StandingsChanged`) to an
@@ -6,7 +6,17 @@ The tournament runner publishes typed events (:class:`MatchStarted`, :class:`Dec
 A match's decisions are published in batches (:class:`DecisionFeed`: at most every
 :data:`BATCH_S` seconds per match, and the rest when the match ends, before its
 :class:`MatchFinished`), not one event per decision: the runner's cost per decision is then one
-list append, whatever listens.
+list append (and, for the live card table, one move applied to a replica of the match state,
+about 3 us), whatever listens. Each batch carries the match's :class:`PublicTable` after it:
+what anyone at the table may see (roles, contract, tricks won against the target, scores,
+hand sizes, whose turn, the trick on the table and the last one).
+
+**What the events show of the cards.** Discards and exchanged cards are never in an event
+(``"a card"``). When the tournament has a remote bot (``hide_cards``), no card and no choice
+is either: a remote bot's owner can watch the page, and the moves of a match in flight tell
+the deal its duplicate block's other seatings are still to play. Played cards, contracts and
+demands are then ``"a card"`` / ``"a contract"`` / ``"a demand"``, and the table keeps only
+who played and the counts.
 Subscribers (the live page's event streams) each get a bounded queue: :meth:`EventBus.publish`
 never blocks and never waits on a subscriber. A subscriber that falls behind (its queue full)
 loses what was queued and gets one :data:`RESYNC` marker instead, meaning "send a fresh
@@ -23,10 +33,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .rules import action_str
+from .rules import MISERE, action_str, card_str, contract_name, view_of
 
 if TYPE_CHECKING:
     from .match.runner import DecisionLog
+    from .rules import MatchState
 
 __all__ = [
     "BATCH_S",
@@ -40,6 +51,7 @@ __all__ = [
     "EventSink",
     "MatchFinished",
     "MatchStarted",
+    "PublicTable",
     "StandingsChanged",
     "Subscription",
 ]
@@ -47,10 +59,13 @@ __all__ = [
 
 @dataclass(frozen=True)
 class MatchStarted:
-    """A match got its three bots and starts; ``seats`` are bot names by seat 0..2."""
+    """A match got its three bots and starts; ``seats`` are bot names by seat 0..2;
+    ``hidden``: its events show no card (the tournament has a remote bot, see the module
+    docstring)."""
 
     match_id: str
     seats: tuple[str, str, str]
+    hidden: bool = False
 
 
 #: seconds a running match's decisions are held before they are published as one batch
@@ -78,13 +93,100 @@ class DecisionApplied:
     think_ms: float = 0.0
 
 
+#: a card on the table as the events show it: ``(seat, card text)``
+SeatCard = tuple[int, str]
+
+
+@dataclass(frozen=True, slots=True)
+class PublicTable:
+    """A running match as anyone at the table sees it, after a batch of decisions.
+
+    ``hand`` 1-based; ``dealer`` / ``declarer`` seats; ``contract`` its name once chosen
+    (``"a contract"`` when hidden), else None; per seat ``need`` (the trick target, or the
+    misère limit), ``won`` (tricks this hand), ``scores`` (match score), ``hand_sizes``;
+    ``to_act`` the seat to decide (None once the match is over); ``trick`` the cards on the
+    table in play order; ``last_trick`` ``(leader, cards, winner)`` of the last completed
+    trick (of this hand, or the hand before), or None.
+    """
+
+    hand: int
+    dealer: int
+    declarer: int
+    contract: str | None
+    need: tuple[int, int, int]
+    won: tuple[int, int, int]
+    scores: tuple[int, int, int]
+    hand_sizes: tuple[int, int, int]
+    to_act: int | None
+    trick: tuple[SeatCard, ...]
+    last_trick: tuple[int, tuple[SeatCard, ...], int] | None
+
+    def to_json(self) -> dict[str, object]:
+        """A JSON object (the field names as keys; tuples as arrays)."""
+        last = self.last_trick
+        return {"hand": self.hand, "dealer": self.dealer, "declarer": self.declarer,
+                "contract": self.contract, "need": list(self.need), "won": list(self.won),
+                "scores": list(self.scores), "hand_sizes": list(self.hand_sizes),
+                "to_act": self.to_act, "trick": [list(c) for c in self.trick],
+                "last_trick": None if last is None else
+                [last[0], [list(c) for c in last[1]], last[2]]}
+
+    @classmethod
+    def from_json(cls, d: dict[str, object]) -> PublicTable:
+        """The inverse of :meth:`to_json`.
+
+        Raises:
+            KeyError / TypeError / ValueError: ``d`` is not such an object.
+        """
+        def three(v: object) -> tuple[int, int, int]:
+            a, b, c = (int(x) for x in v)  # type: ignore[attr-defined]
+            return a, b, c
+
+        def cards(v: object) -> tuple[SeatCard, ...]:
+            return tuple((int(s), str(c)) for s, c in v)  # type: ignore[attr-defined]
+
+        last = d["last_trick"]
+        to_act, contract = d["to_act"], d["contract"]
+        return cls(int(d["hand"]), int(d["dealer"]), int(d["declarer"]),  # type: ignore[call-overload]
+                   None if contract is None else str(contract), three(d["need"]),
+                   three(d["won"]), three(d["scores"]), three(d["hand_sizes"]),
+                   None if to_act is None else int(to_act),  # type: ignore[call-overload]
+                   cards(d["trick"]),
+                   None if last is None else (int(last[0]), cards(last[1]),  # type: ignore[index]
+                                              int(last[2])))  # type: ignore[index]
+
+
+def public_table(state: MatchState, hide_cards: bool = False) -> PublicTable:
+    """The :class:`PublicTable` of ``state`` (read through the engine's view of a seat not
+    to act, of which only the public parts are kept); with ``hide_cards`` every card is
+    ``"a card"`` and the contract ``"a contract"``."""
+    to_act = None if state.finished else state.current_seat
+    v = view_of(state, 0 if to_act is None else (to_act + 1) % 3)
+
+    def shown(cards: Sequence[tuple[int, int]]) -> tuple[SeatCard, ...]:
+        return tuple((s, HIDDEN_CARD if hide_cards else card_str(c)) for s, c in cards)
+
+    last = v.tricks[-1] if v.tricks else None
+    if last is None and state.completed_hands and state.completed_hands[-1].tricks:
+        last = state.completed_hands[-1].tricks[-1]
+    contract = None if v.contract is None else (
+        "a contract" if hide_cards else contract_name(v.contract))
+    return PublicTable(
+        v.hand_number, v.dealer, v.declarer, contract,
+        v.limits if v.contract == MISERE else v.targets, v.tricks_won, v.scores,
+        v.hand_sizes, to_act, shown(v.trick),
+        None if last is None else (last.leader, shown(last.cards), last.winner))
+
+
 @dataclass(frozen=True)
 class DecisionsApplied:
     """Decisions of the running match ``match_id`` applied since its previous batch, in
-    order (``moves[k].index`` are consecutive)."""
+    order (``moves[k].index`` are consecutive), and the match's table after them (None
+    when unknown)."""
 
     match_id: str
     moves: tuple[DecisionApplied, ...]
+    table: PublicTable | None = None
 
 
 @dataclass(frozen=True)
@@ -114,24 +216,42 @@ EventSink = Callable[[Event], None]
 
 #: decision kinds whose card is private (the live page shows that a card moved, not which)
 PRIVATE_KINDS = frozenset(("discard", "exchange-give", "exchange-return"))
+#: what a hidden card is shown as
+HIDDEN_CARD = "a card"
+#: what a hidden choice is shown as, by decision kind (``hide_cards``)
+HIDDEN_CHOICE = {"contract": "a contract", "exchange-demand": "a demand"}
 
 
-def action_text(kind: str, action: int) -> str:
+def action_text(kind: str, action: int, hide_cards: bool = False) -> str:
     """The public text of an applied action: its ``action_str``, or ``"a card"`` for the
-    private kinds (:data:`PRIVATE_KINDS`: the discards and exchanged cards stay hidden, since
-    anyone on the page, a bot included, could read them)."""
-    return "a card" if kind in PRIVATE_KINDS else action_str(action)
+    private kinds (:data:`PRIVATE_KINDS`: the discards and exchanged cards stay hidden,
+    since anyone on the page can read them); with ``hide_cards`` (the tournament has a
+    remote bot) every card is ``"a card"`` and a contract or demand ``"a contract"`` /
+    ``"a demand"``."""
+    if kind in PRIVATE_KINDS:
+        return HIDDEN_CARD
+    if hide_cards:
+        return HIDDEN_CHOICE.get(kind, HIDDEN_CARD)
+    return action_str(action)
 
 
-def decision_hook(events: EventSink | None, match_id: str, seats: tuple[str, str, str]
+def decision_hook(events: EventSink | None, match_id: str, seats: tuple[str, str, str], *,
+                  replica: Callable[[], MatchState] | None = None, hide_cards: bool = False
                   ) -> DecisionFeed | None:
     """Publish :class:`MatchStarted` now and return the match's ``on_decision`` hook for
     ``arena.match.run_match`` (a :class:`DecisionFeed`: call its ``close()`` when the match
-    ends); None without a sink."""
+    ends); None without a sink.
+
+    ``replica``: makes a fresh state of the match exactly as the runner does (its rules,
+    seed and deals), to which the feed applies each decision to publish the
+    :class:`PublicTable` (never shown: only its public parts are); without it the batches
+    carry no table. ``hide_cards``: show no card nor choice (see the module docstring).
+    """
     if events is None:
         return None
-    events(MatchStarted(match_id, (seats[0], seats[1], seats[2])))
-    return DecisionFeed(events, match_id)
+    events(MatchStarted(match_id, (seats[0], seats[1], seats[2]), hide_cards))
+    return DecisionFeed(events, match_id, state=None if replica is None else replica(),
+                        hide_cards=hide_cards)
 
 
 class DecisionFeed:
@@ -142,18 +262,29 @@ class DecisionFeed:
 
     Args:
         events: the sink. match_id: the match. batch_s: seconds, at least 0.
+        state: a replica of the match's state at its start (each decision is applied to it;
+            each batch then carries its :func:`public_table`), or None.
+        hide_cards: show no card nor choice (:func:`action_text`).
     """
 
-    def __init__(self, events: EventSink, match_id: str, batch_s: float = BATCH_S) -> None:
+    def __init__(self, events: EventSink, match_id: str, batch_s: float = BATCH_S, *,
+                 state: MatchState | None = None, hide_cards: bool = False) -> None:
         self.events = events
         self.match_id = match_id
         self.batch_s = batch_s
+        self.state = state
+        self.hide_cards = hide_cards
         self._held: list[DecisionLog] = []
         self._next = 0                       # the index of the first decision held
         self._timer: asyncio.TimerHandle | None = None
 
     def __call__(self, entry: DecisionLog) -> None:
         self._held.append(entry)
+        if self.state is not None:
+            try:
+                self.state.apply(entry.action)
+            except Exception:   # never the runner's problem: the batches go on without a table
+                self.state = None
         if self._timer is None:
             self._schedule()
 
@@ -173,7 +304,14 @@ class DecisionFeed:
         held, self._held = self._held, []
         if held:
             first, self._next = self._next, self._next + len(held)
-            self.events(DecisionsApplied(self.match_id, _moves(self.match_id, first, held)))
+            table = None
+            if self.state is not None:
+                try:
+                    table = public_table(self.state, self.hide_cards)
+                except Exception:
+                    self.state = None
+            self.events(DecisionsApplied(
+                self.match_id, _moves(self.match_id, first, held, self.hide_cards), table))
 
     def close(self) -> None:
         """Publish what is held and stop the timer (the match ended or was stopped)."""
@@ -182,10 +320,11 @@ class DecisionFeed:
         self.flush()
 
 
-def _moves(match_id: str, first: int, held: Sequence[DecisionLog]
+def _moves(match_id: str, first: int, held: Sequence[DecisionLog], hide_cards: bool
            ) -> tuple[DecisionApplied, ...]:
     return tuple(DecisionApplied(match_id, first + k, e.hand, e.seat, e.kind,
-                                 action_text(e.kind, e.action), e.fault, e.think_ms or 0.0)
+                                 action_text(e.kind, e.action, hide_cards), e.fault,
+                                 e.think_ms or 0.0)
                  for k, e in enumerate(held))
 
 

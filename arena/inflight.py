@@ -1,6 +1,6 @@
 """The in-flight journal: what a running arena leaves in its tournament directory so that a
 separate, read-only reader (``arena serve DIR`` in another process) can show the matches in
-flight (issue 17 item 1).
+flight.
 
 Layout, in the tournament directory ``OUT``:
 
@@ -8,12 +8,21 @@ Layout, in the tournament directory ``OUT``:
   file-name safe), created when the match starts and **removed once its result row is
   stored** (or when the arena stops; a killed arena's files are removed by the next arena on
   the directory, and readers skip files whose writer process is gone).
-- Line 1, the header: ``{"v": 1, "match": ID, "seats": [3 names], "pid": P, "ticks": T,
-  "host": H, "started": UNIX_S}`` (``T``: the writer's start time in clock ticks since boot,
-  ``/proc/PID/stat``, so a recycled pid is not taken for the writer). Each further line is
-  one applied decision, a JSON array
-  ``[index, hand, seat, kind, action, fault or null, think_ms]`` (the fields of
-  :class:`arena.events.DecisionApplied`; private cards are already ``"a card"``).
+- Line 1, the header: ``{"v": 2, "match": ID, "seats": [3 names], "hidden": BOOL, "pid": P,
+  "ticks": T, "host": H, "started": UNIX_S}`` (``T``: the writer's start time in clock ticks
+  since boot, ``/proc/PID/stat``, so a recycled pid is not taken for the writer; ``hidden``:
+  the events show no card, :mod:`arena.events`). Each further line is either one applied
+  decision, a JSON array ``[index, hand, seat, kind, action, fault or null, think_ms]`` (the
+  fields of :class:`arena.events.DecisionApplied`; private cards are already ``"a card"``),
+  or, after each batch of decisions, the match's public table, ``{"table": {...}}``
+  (:meth:`arena.events.PublicTable.to_json`).
+- ``OUT/live/cards.json``: ``{"v": 2, "hidden": BOOL}``, written when the arena starts its
+  first match and kept: whether this tournament's live views hide the cards (it has a remote
+  bot), for a reader that finds no match in flight.
+
+Only the arena's user can read it: the directory is made ``0700`` and each file created
+``0600`` (an existing directory is closed to others before the first file is written). The
+journal carries nothing that the live page does not show.
 
 Writing is append-only and whole lines only (``O_APPEND``): a reader takes the complete lines
 and leaves a partial last one for its next read. Decisions are written in batches at most
@@ -37,7 +46,7 @@ from pathlib import Path
 from typing import BinaryIO, TypeVar
 
 from .events import (DecisionApplied, DecisionsApplied, Event, EventSink, MatchFinished,
-                     MatchStarted)
+                     MatchStarted, PublicTable)
 from .tournament.pool import safe_filename
 from .tournament.reaper import start_ticks
 
@@ -45,11 +54,13 @@ __all__ = ["FLUSH_S", "LIVE_DIR", "InflightJournal", "JournalReader", "journaled
 
 #: the journal's directory inside the tournament directory
 LIVE_DIR = "live"
+#: the file in it that says whether the live views hide the cards
+CARDS_FILE = "cards.json"
 #: seconds decisions wait in memory before they are written (the live view's extra delay)
 FLUSH_S = 0.2
 #: bytes read from one journal file in one poll at most (the rest comes at the next)
 READ_LIMIT = 1 << 20
-VERSION = 1
+VERSION = 2
 
 log = logging.getLogger("arena.inflight")
 _ENCODE = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True).encode
@@ -88,6 +99,7 @@ class _Writing:
     fd: int
     path: Path
     held: list[DecisionApplied] = field(default_factory=list)
+    table: PublicTable | None = None
 
 
 class InflightJournal:
@@ -116,6 +128,7 @@ class InflightJournal:
                 w = self._open.get(event.match_id)
                 if w is not None:
                     w.held.extend(event.moves)    # encoded at the flush, in one batch
+                    w.table = event.table or w.table
                     self._schedule()
             elif isinstance(event, MatchStarted):
                 self._start(event)
@@ -126,12 +139,12 @@ class InflightJournal:
 
     def _start(self, event: MatchStarted) -> None:
         if not self._swept:
-            self._sweep()
+            self._sweep(event.hidden)
         self._end(event.match_id)       # a match restarted in the same run: a fresh file
         path = self.dir / f"{safe_filename(event.match_id)}.jsonl"
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
         header = {**self._header, "match": event.match_id, "seats": list(event.seats),
-                  "started": round(time.time(), 3)}
+                  "hidden": event.hidden, "started": round(time.time(), 3)}
         os.write(fd, (json.dumps(header, ensure_ascii=True) + "\n").encode())
         self._open[event.match_id] = _Writing(fd, path)
 
@@ -141,10 +154,21 @@ class InflightJournal:
             os.close(w.fd)
             w.path.unlink(missing_ok=True)
 
-    def _sweep(self) -> None:
-        self.dir.mkdir(exist_ok=True)
+    def _sweep(self, hidden: bool) -> None:
+        """Make the directory (owner only), remove what a killed arena left, write
+        :data:`CARDS_FILE`."""
+        self.dir.mkdir(mode=0o700, exist_ok=True)
+        if self.dir.stat().st_mode & 0o077:   # made by an older arena: close it first
+            os.chmod(self.dir, 0o700)
         for old in self.dir.glob("*.jsonl"):
             old.unlink(missing_ok=True)
+        tmp = self.dir / f".{CARDS_FILE}.tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, json.dumps({"v": VERSION, "hidden": hidden}).encode() + b"\n")
+        finally:
+            os.close(fd)
+        os.replace(tmp, self.dir / CARDS_FILE)
         self._swept = True
 
     def _schedule(self) -> None:
@@ -166,10 +190,12 @@ class InflightJournal:
         try:
             for w in self._open.values():
                 if w.held:
-                    data = "".join([_ENCODE([e.index, e.hand, e.seat, e.kind, e.action, e.fault,
-                                             round(e.think_ms, 1)]) + "\n" for e in w.held])
+                    lines = [_ENCODE([e.index, e.hand, e.seat, e.kind, e.action, e.fault,
+                                      round(e.think_ms, 1)]) + "\n" for e in w.held]
+                    if w.table is not None:
+                        lines.append(_ENCODE({"table": w.table.to_json()}) + "\n")
                     w.held.clear()
-                    os.write(w.fd, data.encode())
+                    os.write(w.fd, "".join(lines).encode())
         except OSError as exc:
             self._disable(exc)
 
@@ -193,6 +219,7 @@ class InflightJournal:
 class _Reading:
     match_id: str
     seats: tuple[str, str, str]
+    hidden: bool
     pid: int
     ticks: int | None      #: the writer's start time (clock ticks since boot), if known
     local: bool            #: written on this host (its pid can be checked)
@@ -205,10 +232,10 @@ class JournalReader:
     that happened since the last poll (blocking file I/O: call it from a thread).
 
     A new file gives :class:`MatchStarted` and its decisions so far; new lines give one
-    :class:`DecisionsApplied` per file and poll; a file removed, or whose writer (same
-    host) is gone, gives a :class:`MatchFinished` with empty ``placings``, ``scores`` and
-    ``record`` (the match was stored, or its arena stopped: the store says which). Malformed
-    files are skipped.
+    :class:`DecisionsApplied` per file and poll (with the last table read); a file removed,
+    or whose writer (same host) is gone, gives a :class:`MatchFinished` with empty
+    ``placings``, ``scores`` and ``record`` (the match was stored, or its arena stopped: the
+    store says which). Malformed files and lines are skipped.
     """
 
     def __init__(self, out: Path) -> None:
@@ -216,6 +243,16 @@ class JournalReader:
         self._host = socket.gethostname()
         self._reading: dict[str, _Reading] = {}   # file name -> state
         self._skipped: set[str] = set()            # names not to look at again
+
+    def hidden(self) -> bool | None:
+        """Whether the tournament's live views hide the cards (:data:`CARDS_FILE`); None
+        when no arena wrote it (e.g. a directory from before it existed)."""
+        try:
+            with open(self.dir / CARDS_FILE, "rb") as f:
+                data = json.loads(f.read(4096))
+            return bool(data["hidden"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
 
     def poll(self) -> list[Event]:
         try:
@@ -249,6 +286,7 @@ class JournalReader:
                 f.close()
                 return None
             match_id, seats = str(head["match"]), tuple(str(s) for s in head["seats"])
+            hidden = bool(head.get("hidden", True))
             pid, host = int(head["pid"]), str(head.get("host", ""))
             ticks = head.get("ticks")
             ticks = None if ticks is None else int(ticks)
@@ -264,8 +302,8 @@ class JournalReader:
             self._skipped.add(name)
             return None
         three = (seats[0], seats[1], seats[2])
-        self._reading[name] = _Reading(match_id, three, pid, ticks, local, f)
-        return MatchStarted(match_id, three)
+        self._reading[name] = _Reading(match_id, three, hidden, pid, ticks, local, f)
+        return MatchStarted(match_id, three, hidden)
 
     def _read(self, r: _Reading) -> list[Event]:
         try:
@@ -276,15 +314,20 @@ class JournalReader:
             return []
         *lines, r.rest = (r.rest + data).split(b"\n")
         moves: list[DecisionApplied] = []
+        table = None
         for line in lines:
             try:
-                i, hand, seat, kind, action, fault, think = json.loads(line)
+                item = json.loads(line)
+                if isinstance(item, dict):
+                    table = PublicTable.from_json(item["table"])
+                    continue
+                i, hand, seat, kind, action, fault, think = item
                 moves.append(DecisionApplied(r.match_id, int(i), int(hand), int(seat), str(kind),
                                              str(action), None if fault is None else str(fault),
                                              float(think)))
-            except (ValueError, TypeError):
+            except (ValueError, TypeError, KeyError):
                 continue
-        return [DecisionsApplied(r.match_id, tuple(moves))] if moves else []
+        return [DecisionsApplied(r.match_id, tuple(moves), table)] if moves else []
 
     def _forget(self, name: str) -> None:
         r = self._reading.pop(name)

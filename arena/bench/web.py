@@ -1,11 +1,11 @@
-"""Cost of the live page (issue 17, Performance): ``arena bench arena --web``.
+"""Cost of the live page (target: under 5%): ``arena bench arena --web``.
 
 1. Throughput: the same tournament (three trivial protocol bots, :mod:`arena.bench.trivial_bot`,
    full-length sergeant-major matches, concurrency 2, played in this process by
    :func:`arena.tournament.runner.run_tournament`) in three set-ups, one after the other in
    each round (the order rotates from round to round; medians of decisions/s are compared):
 
-   - ``plain``: no events at all (the arena before issue 17);
+   - ``plain``: no events at all (the arena without a page or journal);
    - ``journal``: what ``arena run`` does: the in-flight journal (:mod:`arena.inflight`) that
      lets ``arena serve`` in another process show the matches in flight;
    - ``page``: what ``arena run --web`` does (:func:`arena.web.live.run_with_page`: event bus,

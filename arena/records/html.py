@@ -25,6 +25,7 @@ byte, no way to close the script element); the script writes bot-supplied text o
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import unicodedata
@@ -32,11 +33,12 @@ from typing import TYPE_CHECKING
 
 from ..safetext import html_finalize
 from .html_frames import Json, key_of, perspective_data, public_data
-from .html_template import TEMPLATE
+from . import html_template
 from .models import MatchRecord
 from .text import clean, seat_labels
 
 if TYPE_CHECKING:
+    import jinja2
     from markupsafe import Markup
 from .verify import verify_record
 
@@ -78,16 +80,22 @@ def render_html(record: MatchRecord, *, seat: int | None = None, verify: bool = 
         verify_record(record)
     data = page_data(record, seat)
     labels = list(seat_labels(record.names))
-    import jinja2  # imported here so text replays work without it
-    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined,
-                             finalize=html_finalize)   # no control or bidi character on the page
+    from markupsafe import Markup
     h = record.header
-    return env.from_string(TEMPLATE).render(
+    return _template().render(
         title=f"358 Arena replay: {clean(h.match_id)}", header=h, labels=labels,
         seat=seat, result=record.result, chart=score_chart(record, labels),
         versions=[clean(s.version) for s in h.seats],
-        reasons=[clean(s.forfeit_reason or "") for s in h.seats],
-        persp=data["persp"], data=script_json(data))
+        persp=data["persp"], data=script_json(data),
+        style=Markup(html_template.style()), script=Markup(html_template.script()))
+
+
+@functools.cache
+def _template() -> jinja2.Template:
+    import jinja2  # imported here so text replays work without it
+    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined,
+                             finalize=html_finalize)   # no control or bidi character on the page
+    return env.from_string(html_template.template())
 
 
 def page_data(record: MatchRecord, seat: int | None = None) -> Json:
@@ -96,19 +104,23 @@ def page_data(record: MatchRecord, seat: int | None = None) -> Json:
     Keys: ``names`` labels by seat, ``view`` the only seat of a ``seat=S`` page or None,
     ``match``, ``persp`` the perspective keys embedded (``["all", "0", "1", "2"]``, or
     ``["S"]`` for a seat page), ``hands`` and ``steps`` (public, :func:`public_data`),
-    ``views`` perspective key -> :func:`perspective_data`, ``seats`` per seat ``faults``,
-    ``think_ms`` total and ``asked`` decisions, ``chart`` the x position of each hand's
-    column in the score chart (``x``, SVG units, index 0 = start of the match).
+    ``views`` perspective key -> :func:`perspective_data`, ``seats`` per seat the match's
+    totals (``faults``, ``think_ms`` total, ``asked`` decisions, ``forfeit`` reason or "",
+    final ``score`` and ``place``: the page shows them at the last step only; before it, the
+    figures up to the step shown), ``chart`` the score chart's geometry (:func:`score_chart`
+    without the seat lines, which the page draws up to the step shown).
     """
     labels = list(seat_labels(record.names))
     persp = [None, 0, 1, 2] if seat is None else [seat]
     chart = score_chart(record, labels)
+    res = record.result
     return {"names": labels, "view": seat, "match": clean(record.header.match_id),
             "persp": [key_of(p) for p in persp], **public_data(record),
             "views": {key_of(p): perspective_data(record, labels, p) for p in persp},
-            "seats": [{"faults": s.faults, "think_ms": s.think_ms, "asked": s.decisions_asked}
-                      for s in record.header.seats],
-            "chart": {"x": chart["x"]}}
+            "seats": [{"faults": s.faults, "think_ms": s.think_ms, "asked": s.decisions_asked,
+                       "forfeit": clean(s.forfeit_reason or ""), "score": res.scores[s.seat],
+                       "place": res.placings[s.seat]} for s in record.header.seats],
+            "chart": {k: v for k, v in chart.items() if k != "lines"}}
 
 
 #: score chart geometry (SVG user units) and the seat colours (colour-blind safe, Okabe-Ito)
@@ -117,32 +129,23 @@ COLOURS = ("#0072b2", "#d55e00", "#009e73")
 
 
 def score_chart(record: MatchRecord, labels: list[str]) -> Json:
-    """Geometry of the per-hand match-score chart (inline SVG drawn by the template).
+    """Geometry of the per-hand match-score chart (inline SVG: the frame and the hand axis
+    drawn by the template, the score axis and a line per seat drawn by the page up to the
+    step shown, scaled to the scores shown so far, so the chart never tells what is to come).
 
-    Returns ``x`` (x of "start" then of each hand), ``lines`` per seat {``name``, ``colour``,
-    ``points`` "x,y ..." polyline, ``dots`` [(x, y, title)]}, ``yticks`` [(y, label)],
-    ``xticks`` [(x, label)], ``zero`` y of score 0, and the size ``w``, ``h``.
+    Returns ``x`` (x of "start" then of each hand), ``xticks`` [(x, label)], ``lines`` per
+    seat {``name``, ``colour``}, ``colours``, the plot box ``left``, ``right``, ``top``,
+    ``bottom`` and the size ``w``, ``h`` (SVG user units).
     """
-    series = [[0] + [hr.scores[s] for hr in record.hands] for s in range(3)]
-    lo, hi = min(0, *map(min, series)), max(1, *map(max, series))
     n = len(record.hands)
     left, right, top, bottom = CHART_PAD + 8, CHART_W - 12, 12, CHART_H - 28
 
-    def xy(i: int, v: int) -> tuple[float, float]:
-        x = left + (right - left) * i / max(1, n)
-        return round(x, 1), round(bottom - (bottom - top) * (v - lo) / (hi - lo), 1)
+    def x_of(i: int) -> float:
+        return round(left + (right - left) * i / max(1, n), 1)
 
-    step = max(1, -(-(hi - lo) // 5))
-    yticks = [(xy(0, v)[1], str(v)) for v in range(lo - lo % step, hi + 1, step) if v >= lo]
     every = max(1, -(-n // 12))
-    xticks = [(xy(i, 0)[0], str(i)) for i in range(0, n + 1, every)]
-    lines = []
-    for s in range(3):
-        pts = [xy(i, v) for i, v in enumerate(series[s])]
-        dots = [(x, y, f"{labels[s]}: {series[s][i]} after hand {i}" if i
-                 else f"{labels[s]}: 0 at the start") for i, (x, y) in enumerate(pts)]
-        lines.append({"name": labels[s], "colour": COLOURS[s],
-                      "points": " ".join(f"{x},{y}" for x, y in pts), "dots": dots})
-    return {"x": [xy(i, 0)[0] for i in range(n + 1)], "lines": lines, "yticks": yticks,
-            "xticks": xticks, "zero": xy(0, 0)[1], "w": CHART_W, "h": CHART_H,
+    return {"x": [x_of(i) for i in range(n + 1)],
+            "xticks": [(x_of(i), str(i)) for i in range(0, n + 1, every)],
+            "lines": [{"name": labels[s], "colour": COLOURS[s]} for s in range(3)],
+            "colours": list(COLOURS), "w": CHART_W, "h": CHART_H,
             "left": left, "right": right, "top": top, "bottom": bottom}

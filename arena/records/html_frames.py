@@ -9,12 +9,15 @@ perspective holds no card that seat did not see by then. Played cards (tricks) a
 
 Steps: per hand one "dealt" step (the state before the hand's first decision; where the rules
 take the kitty before any decision, it is already in the declarer's hand), then one step per
-decision. Shapes are documented on :func:`perspective_data` and :func:`public_data`.
+decision. The shapes are typed: :class:`Frame` (one step as one perspective sees it),
+:class:`StepInfo`, :class:`TrickInfo` and :class:`HandInfo` (public); their JSON keys are
+their field names (:func:`as_json`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, fields, replace
 
 from ..rules import MISERE, card_str, contract_name, parse_action
 from ..rules.actions import GIVE_BASE
@@ -30,6 +33,113 @@ from .verify import rules_of
 Json = dict[str, object]
 #: a card moved by an exchange: ``[from seat, to seat, card text or None]``
 Flight = list[int | str | None]
+#: a card on the table: ``[seat, card text]``
+SeatCard = list[int | str]
+
+
+@dataclass(frozen=True, slots=True)
+class TrickInfo:
+    """A completed trick (public): ``leader`` seat, ``cards`` ``[seat, card]`` in play order,
+    ``winner`` seat, ``step`` the page step that completed it."""
+
+    leader: int
+    cards: list[SeatCard]
+    winner: int
+    step: int
+
+
+@dataclass(frozen=True, slots=True)
+class HandInfo:
+    """One hand (public): its 1-based number, roles, contract name, per-seat ``targets``,
+    misère ``limits``, ``points`` and the match ``scores`` after it, ``start`` the page step
+    of its "dealt" frame and its completed ``tricks``."""
+
+    hand: int
+    dealer: int
+    declarer: int
+    contract: str | None
+    targets: list[int]
+    limits: list[int]
+    points: list[int]
+    scores: list[int]
+    start: int
+    tricks: list[TrickInfo]
+
+
+@dataclass(frozen=True, slots=True)
+class StepInfo:
+    """One page step (public): ``hand_index`` (0-based index into the hands), ``seat`` who
+    decided (None for a "dealt" step), ``kind`` (``"deal"`` or the decision kind),
+    ``think_ms`` the bot's think time in milliseconds (None when it was not asked) and
+    ``faulted`` whether the arena recorded a fault for it (the detail stays in the frames of
+    the perspectives allowed to see it)."""
+
+    hand_index: int
+    seat: int | None
+    kind: str
+    think_ms: float | None
+    faulted: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Cards:
+    """Where the cards are as one perspective sees them (a part of :class:`Frame`)."""
+
+    #: per seat the card texts (None in a list: an own card not yet seen); None: hidden hand
+    hands: list[list[str | None] | None]
+    hand_sizes: list[int]
+    kitty: list[str | None] | None          #: None: not shown to this perspective
+    kitty_size: int
+    kitty_taken: bool
+    discards: list[str | None] | None       #: None: face down to this perspective
+    discard_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class Frame(Cards):
+    """One step as one perspective sees it (all cards, or one seat's knowledge then).
+
+    ``caption`` says what happened; ``trick`` the cards on the table ``[seat, card]``;
+    ``winner`` of the trick just completed (else None); ``tricks_won`` and ``tricks_needed``
+    (targets, or misère limits) per seat; ``scores`` the match scores; ``contract`` its name
+    once chosen; ``tricks_done`` tricks completed this hand; ``hand_over``; ``exchange_count``
+    exchange events so far this hand; ``flights`` the cards this step's exchange moved
+    ``[from, to, card or None]``; ``fault`` ``[kind, detail]`` where this perspective may see
+    it."""
+
+    hand_index: int = 0
+    caption: str = ""
+    trick: list[SeatCard] = field(default_factory=list)
+    winner: int | None = None
+    tricks_won: list[int] = field(default_factory=list)
+    tricks_needed: list[int] = field(default_factory=list)
+    scores: list[int] = field(default_factory=list)
+    contract: str | None = None
+    tricks_done: int = 0
+    hand_over: bool = False
+    exchange_count: int = 0
+    flights: list[Flight] = field(default_factory=list)
+    fault: list[str] | None = None
+
+
+def as_json(item: TrickInfo | HandInfo | StepInfo | Frame) -> Json:
+    """The JSON object of a typed item: its fields by name (a hand's tricks too). Shallow:
+    the values are shared with ``item``, not copied (a page holds thousands of frames)."""
+    out: Json = {name: getattr(item, name) for name in _names(type(item))}
+    if isinstance(item, HandInfo):
+        out["tricks"] = [as_json(t) for t in item.tricks]
+    return out
+
+
+_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _names(cls: type) -> tuple[str, ...]:
+    """The field names of dataclass ``cls`` (kept: a page builds thousands of frames)."""
+    names = _NAMES.get(cls)
+    if names is None:
+        names = _NAMES[cls] = tuple(f.name for f in fields(cls))
+    return names
 
 
 def key_of(seat: int | None) -> str:
@@ -54,59 +164,48 @@ def texts(cards: Iterable[int], size: int | None = None) -> list[str | None]:
 
 
 def public_data(record: MatchRecord) -> Json:
-    """What every perspective may see: ``hands`` (per hand: ``hand``, ``dealer``,
-    ``declarer``, ``contract``, ``targets``, ``limits``, ``points``, ``scores``, ``start``
-    the page step of its "dealt" frame, ``tricks`` [{``l`` leader, ``c`` [[seat, card]] in
-    play order, ``w`` winner, ``st`` the step completing it}]) and ``steps`` (per step:
-    ``h`` hand index, ``seat`` who decided or None for a "dealt" step, ``kind``, ``ms`` think
-    time in milliseconds or None when the bot was not asked)."""
-    hands: list[Json] = []
-    steps: list[Json] = []
+    """What every perspective may see: ``hands`` (:class:`HandInfo` per hand) and ``steps``
+    (:class:`StepInfo` per page step), as JSON."""
+    hands: list[HandInfo] = []
+    steps: list[StepInfo] = []
     for i, hr in enumerate(record.hands):
         start = len(steps)
-        steps.append({"h": i, "seat": None, "kind": "deal", "ms": None})
+        steps.append(StepInfo(i, None, "deal", None, False))
         plays = 0
-        tricks: list[Json] = []
+        tricks: list[TrickInfo] = []
         for d in hr.decisions:
-            steps.append({"h": i, "seat": d.seat, "kind": d.kind, "ms": d.think_ms})
+            steps.append(StepInfo(i, d.seat, d.kind, d.think_ms, d.fault is not None))
             if d.kind == "play":
                 plays += 1
                 if plays % 3 == 0:
                     t = hr.tricks[plays // 3 - 1]
-                    tricks.append({"l": t.leader, "c": [list(c) for c in t.cards],
-                                   "w": t.winner, "st": len(steps) - 1})
-        hands.append({"hand": hr.hand, "dealer": hr.dealer, "declarer": hr.declarer,
-                      "contract": hr.contract, "targets": list(hr.targets),
-                      "limits": list(hr.limits), "points": list(hr.points),
-                      "scores": list(hr.scores), "start": start, "tricks": tricks})
-    return {"hands": hands, "steps": steps}
+                    tricks.append(TrickInfo(t.leader, [list(c) for c in t.cards], t.winner,
+                                            len(steps) - 1))
+        hands.append(HandInfo(hr.hand, hr.dealer, hr.declarer, hr.contract, list(hr.targets),
+                              list(hr.limits), list(hr.points), list(hr.scores), start, tricks))
+    return {"hands": [as_json(h) for h in hands], "steps": [as_json(s) for s in steps]}
 
 
 def perspective_data(record: MatchRecord, labels: list[str], seat: int | None) -> Json:
     """The frames of one perspective (``seat`` None: all cards) as JSON-ready dicts.
 
-    Returns ``{"frames": [...], "moves": [...], "exchange": [...]}`` (``frames`` as deltas,
-    see :func:`delta_frames`; :func:`full_frames` restores them): ``moves`` one label per
-    step (what this perspective saw of the decision); ``exchange`` per hand the exchange events
-    in words as this perspective saw them; each frame has ``cap`` caption, ``hands`` per seat
-    card texts (None in the list: own card not yet seen; the whole entry None: hidden hand),
-    ``sizes``, ``kitty`` card texts or None when hidden, ``kn`` kitty size, ``kt`` kitty taken,
-    ``disc`` discard texts or None when hidden, ``dn`` discards made, ``trick`` [[seat, card]],
-    ``winner``, ``won``, ``need``, ``scores``, ``contract``, ``tno`` tricks completed, ``end``
-    the hand is over, ``xn`` exchange events so far this hand, ``fly`` cards moved by this
-    step's exchange [[from, to, card or None]], ``fault`` [kind, detail] or None.
+    Returns ``{"frames": [...], "moves": [...], "exchange": [...]}``: ``frames`` the
+    :class:`Frame` of each step as deltas (:func:`delta_frames`; :func:`full_frames` restores
+    them), ``moves`` one label per step (what this perspective saw of the decision),
+    ``exchange`` per hand the exchange events in words as this perspective saw them.
 
     Raises:
         IllegalActionError / DealError: when the record does not replay (verify it first).
     """
     rep = replayer(record)
-    frames: list[Json] = []
+    frames: list[Frame] = []
     moves: list[str] = []
     exchange: list[list[str]] = []
     for i, hr in enumerate(record.hands):
         exchange.append([])
         _HandFrames(rep, hr, i, labels, seat, frames, moves, exchange[-1]).run()
-    return {"frames": delta_frames(frames), "moves": moves, "exchange": exchange}
+    return {"frames": delta_frames([as_json(f) for f in frames]), "moves": moves,
+            "exchange": exchange}
 
 
 def delta_frames(frames: list[Json]) -> list[Json]:
@@ -134,14 +233,14 @@ class _HandFrames:
     """Appends the frames of one hand for one perspective."""
 
     def __init__(self, rep: Replayer, hr: HandRecord, index: int, labels: list[str],
-                 seat: int | None, frames: list[Json], moves: list[str],
+                 seat: int | None, frames: list[Frame], moves: list[str],
                  exchange: list[str]) -> None:
         self.rep, self.hr, self.index, self.L, self.seat = rep, hr, index, labels, seat
         self.frames, self.moves, self.exchange = frames, moves, exchange
         self.need = list(hr.targets)
         self.contract: str | None = None
         self.tno = 0
-        self.last: Json = {}
+        self.last: Cards | None = None
 
     def run(self) -> None:
         rep, hr, L = self.rep, self.hr, self.L
@@ -186,41 +285,42 @@ class _HandFrames:
             cap += f"; FAULT by {L[d.seat]}: {clean(d.fault)}" + (f" ({clean(d.detail)})"
                                                           if d.detail else "")
         t = step.table
-        cards = self.last if step.hand_end is not None else self.cards_now()
-        if step.hand_end is not None:
-            cards = {**cards, "hands": [None if seat not in (None, s) else [] for s in range(3)],
-                     "sizes": [0, 0, 0]}
+        cards = self.cards_now() if step.hand_end is None or self.last is None else \
+            replace(self.last, hands=[None if seat not in (None, s) else [] for s in range(3)],
+                    hand_sizes=[0, 0, 0])
         self.emit(cap, cards, [[s, card_str(c)] for s, c in t.trick], t.winner,
                   list(t.tricks_won), list(t.scores), step.hand_end is not None,
                   [f for f in map(_flight, events) if f is not None], fault)
 
-    def cards_now(self) -> Json:
+    def cards_now(self) -> Cards:
         """Hands, kitty and discards as this perspective sees them now (mid-hand)."""
         st, seat, hr = self.rep.state, self.seat, self.hr
         kn = len(hr.kitty)
         if seat is None:
-            return {"hands": [texts(cards_of(h)) for h in st.hands],
-                    "sizes": [h.bit_count() for h in st.hands],
-                    "kitty": texts(map(_card, hr.kitty)), "kn": kn, "kt": st.kitty_taken,
-                    "disc": texts(st.discards), "dn": len(st.discards)}
+            return Cards(hands=[texts(cards_of(h)) for h in st.hands],
+                         hand_sizes=[h.bit_count() for h in st.hands],
+                         kitty=texts(map(_card, hr.kitty)), kitty_size=kn,
+                         kitty_taken=st.kitty_taken, discards=texts(st.discards),
+                         discard_count=len(st.discards))
         v = self.rep.view(seat)
-        return {"hands": [texts(v.hand, len(v.hand) + v.hidden_own) if s == seat else None
-                          for s in range(3)],
-                "sizes": list(v.hand_sizes),
-                "kitty": None if v.kitty is None else texts(v.kitty), "kn": kn,
-                "kt": v.kitty_taken,
-                "disc": texts(v.discards) if seat == v.declarer else None,
-                "dn": v.discard_count}
+        return Cards(hands=[texts(v.hand, len(v.hand) + v.hidden_own) if s == seat else None
+                            for s in range(3)],
+                     hand_sizes=list(v.hand_sizes),
+                     kitty=None if v.kitty is None else texts(v.kitty), kitty_size=kn,
+                     kitty_taken=v.kitty_taken,
+                     discards=texts(v.discards) if seat == v.declarer else None,
+                     discard_count=v.discard_count)
 
-    def emit(self, cap: str, cards: Json, trick: list[list[int | str]], winner: int | None,
+    def emit(self, cap: str, cards: Cards, trick: list[SeatCard], winner: int | None,
              won: list[int], scores: list[int], end: bool, fly: list[Flight],
              fault: list[str] | None) -> None:
         self.last = cards
-        self.frames.append({
-            "h": self.index, "cap": cap, **cards, "trick": trick, "winner": winner,
-            "won": won, "need": list(self.need), "scores": scores, "contract": self.contract,
-            "tno": self.tno, "end": end, "xn": len(self.exchange), "fly": fly,
-            "fault": fault})
+        self.frames.append(Frame(
+            **{name: getattr(cards, name) for name in _names(Cards)},
+            hand_index=self.index, caption=cap, trick=trick, winner=winner, tricks_won=won,
+            tricks_needed=list(self.need), scores=scores, contract=self.contract,
+            tricks_done=self.tno, hand_over=end, exchange_count=len(self.exchange),
+            flights=fly, fault=fault))
 
 
 def _flight(e: ExchangeEvent) -> Flight | None:

@@ -24,7 +24,7 @@ from ..match import MatchOutcome, MatchSpec, run_match
 from ..match.faults import FaultKind, Forfeit
 from ..protocol.limits import MAX_UNREGISTERED
 from ..protocol.server import ArenaServer
-from ..rules import RulesConfig
+from ..rules import MatchState, RulesConfig
 from ..sandbox import Launcher, SocketDir, Usage
 from ..sandbox.launch import EXIT_SETTLE_S
 from ..sandbox.watch import LOG_NAMES, SANDBOX_STOP
@@ -307,7 +307,11 @@ async def _play_one(cfg: TournamentConfig, rules: RulesConfig, m: ScheduledMatch
     try:
         procs = [inst.proc if inst is not None else None for _, inst, _ in leased]
         await launcher.begin([(p, bot) for p, (_, _, bot) in zip(procs, leased, strict=True)])
-        hook = decision_hook(events, m.match_id, m.seats)
+        # the live views' public table comes from a replica of the match state; with a
+        # remote bot (its owner can watch the page) the events show no card (arena/events.py)
+        hook = decision_hook(events, m.match_id, m.seats,
+                             replica=lambda: MatchState.new(spec.cfg, spec.seed, spec.deals),
+                             hide_cards=any(b.remote for b in cfg.bots))
         bots = [bot for _, _, bot in leased]
         try:
             result = await (run_match(spec, bots) if hook is None else

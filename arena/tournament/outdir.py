@@ -6,7 +6,8 @@ Layout (shared by ``arena run`` and ``arena gauntlet``)::
     OUT/.arena.lock           held (flock) by the arena running on OUT
     OUT/results.sqlite        schedule and one row per finished match (resume reads it)
     OUT/records/<match>.jsonl.gz   one record per match (docs/records.md), written atomically
-    OUT/logs/<bot>.log        each bot's stdout/stderr
+                              (0600, in a 0700 directory)
+    OUT/logs/<bot>.log        each bot's stdout/stderr (in a 0700 directory)
     OUT/standings.{md,csv,json}   the standings (ratings plus arena columns)
     OUT/los.csv, OUT/headtohead.csv   likelihood of superiority, head-to-head (one table each)
 
@@ -71,10 +72,14 @@ def out_dir_lock(out: Path) -> Iterator[None]:
 
 
 def prepare_out_dir(out: Path) -> None:
-    """Create ``records/`` and ``logs/`` and remove stale temp files. Call with the lock held
-    (no other writer). Raises OSError."""
-    (out / "records").mkdir(exist_ok=True)
-    (out / "logs").mkdir(exist_ok=True)
+    """Create ``records/`` and ``logs/``, readable by the arena's user only (0700: a record
+    or a log tells the deal of a block still being played; an older directory is closed to
+    others before anything new is written), and remove stale temp files. Call with the lock
+    held (no other writer). Raises OSError."""
+    for sub in (out / "records", out / "logs"):
+        sub.mkdir(mode=0o700, exist_ok=True)
+        if sub.stat().st_mode & 0o077:
+            os.chmod(sub, 0o700)
     sweep_temp_files(out)
 
 
@@ -109,7 +114,7 @@ def leftovers_notice(count: int, out: Path) -> str:
 async def save_played(out: Path, store: Store, done: PlayedMatch) -> None:
     """Write the record of a finished match (atomically), then its result row: a row never
     names a missing record, and a record without a row is swept on resume."""
-    await asyncio.to_thread(atomic_write_bytes, out / done.row.record, done.record)
+    await asyncio.to_thread(atomic_write_bytes, out / done.row.record, done.record, 0o600)
     store.save_result(done.row, done.started_at, done.ended_at)
 
 

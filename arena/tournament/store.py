@@ -337,6 +337,14 @@ class Store:
         """How many matches are scheduled."""
         return int(self.db.execute("SELECT COUNT(*) FROM schedule").fetchone()[0])
 
+    def complete_blocks(self) -> set[str]:
+        """The duplicate blocks (``block_id``) all of whose scheduled matches have a result
+        row: only their matches may be published (a finished seating tells the deal its
+        block's other seatings still play)."""
+        return {r[0] for r in self.db.execute(
+            "SELECT s.block_id FROM schedule s LEFT JOIN results r USING (match_id) "
+            "GROUP BY s.block_id HAVING count(r.match_id) = count(*)")}
+
     def pending(self) -> list[ScheduledMatch]:
         """Scheduled matches without a result, in schedule order.
 

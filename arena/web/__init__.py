@@ -1,4 +1,4 @@
-"""The live tournament page (issue 17 item 1): ``arena run --web`` and ``arena serve``.
+"""The live tournament page: ``arena run --web`` and ``arena serve``.
 
 Needs the ``web`` extra (Starlette, uvicorn): ``python3 -m pip install 'arena358[web]'``;
 :func:`require_web` turns its absence into a one-line error.

@@ -3,15 +3,22 @@
 Routes (all read-only, all relative so the page works behind a path prefix):
 
 - ``/``: the page (:mod:`arena.web.page`); ``/snapshot.json``: the ``snapshot`` event's data.
+- ``/live/<match id>``: the same page following that one match full size (the rest of the
+  page hidden; once the match ends, a link to the whole page).
 - ``/events``: server-sent events: ``snapshot`` first and after every standings change or
   when this client fell behind (by more than the 1,024 events the app keeps), ``started`` /
   ``decisions`` / ``finished`` for the matches in flight, a comment every 15 s to keep the
-  stream open. Each event is encoded once for all streams (:class:`_Hub`). ``decisions``
-  carries a batch of one match's moves: ``{"id": MATCH, "moves": [[index, hand, seat, kind,
-  action, fault or null], ...]}`` (private cards as ``"a card"``).
+  stream open. Each event is encoded once for all streams (:class:`_Hub`). ``started``:
+  ``{"id", "seats", "hidden", "started", "moves": [], "decisions": 0, "table": null}``;
+  ``decisions`` a batch of one match's moves and its table after them: ``{"id": MATCH,
+  "moves": [[index, hand, seat, kind, action, fault or null], ...], "table": {...} or null}``
+  (:class:`arena.events.PublicTable`; private cards as ``"a card"``, and every card and
+  choice so when ``hidden``). Over the stream caps (:mod:`arena.web.guard`) the answer is
+  ``503`` with ``Retry-After``.
 - ``/replay/<match id>``: the replay viewer (:func:`arena.records.html.render_html`) of a
-  finished match; the record path comes from the store's result row and must resolve inside
-  ``records/`` of the tournament directory, otherwise 404.
+  finished match whose whole duplicate block is finished (the snapshot lists no other); the
+  record path comes from the store's result row and must resolve inside ``records/`` of the
+  tournament directory, otherwise 404.
 
 Nothing else is served: no config (tokens, bot commands and environments live only there), no
 directory listing, no file by a client-supplied path.
@@ -29,16 +36,19 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from ..events import (CLOSED, RESYNC, DecisionsApplied, EventBus, MatchFinished, MatchStarted,
                       StandingsChanged, Subscription)
 from ..tournament.store import StoreError
+from .guard import (BACKLOG, RETRY_AFTER_S, Caps, Refusals, caps_for, guarded_protocol,
+                    install_accept_error_filter)
 from .page import render_page, snapshot_json
 from .state import LiveState, SnapshotWorker
 
@@ -83,10 +93,12 @@ def _match_message(ev: object) -> str | None:
     browsers)."""
     if isinstance(ev, DecisionsApplied):
         return sse("decisions", json.dumps({"id": ev.match_id, "moves": [
-            [m.index, m.hand, m.seat, m.kind, m.action, m.fault] for m in ev.moves]}))
+            [m.index, m.hand, m.seat, m.kind, m.action, m.fault] for m in ev.moves],
+            "table": None if ev.table is None else ev.table.to_json()}))
     if isinstance(ev, MatchStarted):
         return sse("started", json.dumps({"id": ev.match_id, "seats": list(ev.seats),
-                                          "moves": [], "decisions": 0}))
+                                          "hidden": ev.hidden, "started": time.time(),
+                                          "moves": [], "decisions": 0, "table": None}))
     if isinstance(ev, MatchFinished):
         return sse("finished", json.dumps({"id": ev.match_id}))
     return None
@@ -164,12 +176,71 @@ class _Hub:
         return list(itertools.islice(self.texts, cursor - first, None)), self.seq
 
 
-def create_app(state: LiveState, bus: EventBus, *, live: bool) -> Starlette:
+class _StreamCount:
+    """Event streams open, in all and per client address, against the caps."""
+
+    def __init__(self, caps: Caps, refusals: Refusals) -> None:
+        self.caps, self.refusals = caps, refusals
+        self.total = 0
+        self.by_client: dict[str, int] = {}
+
+    def admit(self, client: str) -> str | None:
+        """Count a new stream of ``client``; the reason it is refused (over a cap), or
+        None."""
+        if self.total >= self.caps.streams:
+            why = f"event streams over the cap ({self.caps.streams})"
+        elif self.by_client.get(client, 0) >= self.caps.per_client:
+            why = f"event streams over the per-client cap ({self.caps.per_client})"
+        else:
+            self.total += 1
+            self.by_client[client] = self.by_client.get(client, 0) + 1
+            return None
+        self.refusals.note(why)
+        return why
+
+    def leave(self, client: str) -> None:
+        self.total -= 1
+        left = self.by_client[client] - 1
+        if left:
+            self.by_client[client] = left
+        else:
+            del self.by_client[client]
+
+
+class _CountedStream(StreamingResponse):
+    """A streaming response that calls ``release`` once it is over, however it ends (also
+    when the client left before its first byte, so the stream never started)."""
+
+    def __init__(self, content: AsyncIterator[str], release: Callable[[], None],
+                 **kw: Any) -> None:
+        super().__init__(content, **kw)
+        self._release: Callable[[], None] | None = release
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            release, self._release = self._release, None
+            if release is not None:
+                release()
+
+
+def create_app(state: LiveState, bus: EventBus, *, live: bool, caps: Caps | None = None,
+               refusals: Refusals | None = None) -> Starlette:
     """The app over ``state`` (kept fresh by :func:`keep_fresh`); ``live``: a running arena
-    publishes to ``bus`` (matches in flight are shown)."""
+    publishes to ``bus`` (matches in flight are shown). ``caps``: the event-stream caps
+    (default :func:`arena.web.guard.caps_for` this process's descriptor limit); refusals are
+    counted in ``refusals`` (kept in ``app.state`` for :class:`WebServer`)."""
+    caps = caps or caps_for()
+    refusals = refusals or Refusals()
+    streams = _StreamCount(caps, refusals)
 
     async def page(request: Request) -> Response:
         return HTMLResponse(render_page(state, live), headers=_NO_STORE)
+
+    async def solo(request: Request) -> Response:
+        return HTMLResponse(render_page(state, live, focus=request.path_params["match_id"]),
+                            headers=_NO_STORE)
 
     async def snapshot(request: Request) -> Response:
         return Response(snapshot_json(state, live), media_type="application/json",
@@ -178,6 +249,12 @@ def create_app(state: LiveState, bus: EventBus, *, live: bool) -> Starlette:
     hub = _Hub(bus, functools.partial(snapshot_json_sse, state, live))
 
     async def events(request: Request) -> Response:
+        client = request.client.host if request.client else ""
+        why = streams.admit(client)
+        if why is not None:
+            return PlainTextResponse(f"{why}; retry in {RETRY_AFTER_S} s\n", status_code=503,
+                                     headers={**_NO_STORE, "Retry-After": str(RETRY_AFTER_S),
+                                              "Connection": "close"})
         hub.start()
 
         async def stream() -> AsyncIterator[str]:
@@ -198,8 +275,9 @@ def create_app(state: LiveState, bus: EventBus, *, live: bool) -> Starlette:
             finally:
                 hub.streams -= 1
 
-        return StreamingResponse(stream(), media_type="text/event-stream",
-                                 headers={**_NO_STORE, "X-Accel-Buffering": "no"})
+        return _CountedStream(stream(), lambda: streams.leave(client),
+                              media_type="text/event-stream",
+                              headers={**_NO_STORE, "X-Accel-Buffering": "no"})
 
     async def replay(request: Request) -> Response:
         path = _record_path(state, request.path_params["match_id"])
@@ -217,10 +295,13 @@ def create_app(state: LiveState, bus: EventBus, *, live: bool) -> Starlette:
     async def favicon(request: Request) -> Response:   # no icon (the replay page asks)
         return Response(status_code=204)
 
-    return Starlette(routes=[Route("/", page), Route("/snapshot.json", snapshot),
-                             Route("/favicon.ico", favicon),
-                             Route("/events", events),
-                             Route("/replay/{match_id:str}", replay)])
+    app = Starlette(routes=[Route("/", page), Route("/snapshot.json", snapshot),
+                            Route("/favicon.ico", favicon),
+                            Route("/events", events),
+                            Route("/live/{match_id:str}", solo),
+                            Route("/replay/{match_id:str}", replay)])
+    app.state.caps, app.state.refusals = caps, refusals
+    return app
 
 
 _NO_STORE = {"Cache-Control": "no-store"}
@@ -314,8 +395,12 @@ class WebServer:
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
         sock = socket.create_server((self.host, self.port), family=family, reuse_port=False)
         self.port = sock.getsockname()[1]
+        caps = getattr(self.app.state, "caps", None) or caps_for()
+        refusals = getattr(self.app.state, "refusals", None) or Refusals()
+        install_accept_error_filter(asyncio.get_running_loop(), refusals)
         config = uvicorn.Config(self.app, log_level="warning", lifespan="off",
-                                access_log=False, timeout_graceful_shutdown=1)
+                                access_log=False, timeout_graceful_shutdown=1,
+                                http=guarded_protocol(caps, refusals), backlog=BACKLOG)
         server = self._server = _Server(config)
         self._task = asyncio.create_task(server.serve(sockets=[sock]))
         while not server.started:
@@ -331,6 +416,9 @@ class WebServer:
         return f"http://{host}:{self.port}/"
 
     async def stop(self) -> None:
+        refusals = getattr(self.app.state, "refusals", None)
+        if refusals is not None:
+            refusals.flush()      # what was refused since the last summary line
         if self._server is None or self._task is None:
             return
         self._server.should_exit = True

@@ -44,14 +44,17 @@ async def _start(app: Starlette, host: str, port: int, option: str) -> WebServer
 
 async def run_with_page(out: Path, host: str, port: int,
                         run: Callable[[EventSink], Awaitable[T]], *, linger_s: float = 0.5,
-                        bus: EventBus | None = None, secrets: tuple[str, ...] = ()) -> T:
+                        bus: EventBus | None = None, secrets: tuple[str, ...] = (),
+                        hide_cards: bool | None = None) -> T:
     """Serve the live page of ``out`` while ``run(bus.publish)`` (the tournament) runs; the
     page gets its final state, then the server stops ``linger_s`` s after the run ends.
+    ``secrets``: the remote bots' tokens (never shown); ``hide_cards``: the tournament has a
+    remote bot (default: it has when it has tokens, which only remote bots have).
 
     Raises: UserError when the address cannot be bound; whatever ``run`` raises.
     """
     bus = bus or EventBus()
-    state = LiveState(out, secrets)
+    state = LiveState(out, secrets, bool(secrets) if hide_cards is None else hide_cards)
     bus.listen(state.on_event)
     server = await _start(create_app(state, bus, live=True), host, port, "--web")
     worker = SnapshotWorker()   # the rating fits run beside the arena, not in its process

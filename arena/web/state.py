@@ -7,9 +7,19 @@ standings (:func:`arena.tournament.standings.compute_standings`, the terminal's)
 history (one Plackett-Luce fit without bootstrap per checkpoint) and the head-to-head matrix.
 :meth:`LiveState.on_event` is an :class:`arena.events.EventBus` listener: O(1) per event.
 
-Only files inside the tournament directory are read, and only these: ``results.sqlite`` and
-``logs/<safe bot name>.log`` (records are read by :mod:`arena.web.app`, by the path stored
-in the result row, checked to be inside ``records/``).
+Only files inside the tournament directory are read, and only these: ``results.sqlite``,
+``logs/<safe bot name>.log`` and ``live/cards.json`` (records are read by
+:mod:`arena.web.app`, by the path stored in the result row, checked to be inside
+``records/``).
+
+**What a snapshot holds of a duplicate block still being played.** The standings, rating
+history and head-to-head use every stored result (what the standings need). Nothing else of
+a match is listed before its whole block (the 6 seatings of one deal of one table, store rows
+sharing ``block_id``) is stored: the finished-match list and its replay links, and the forfeit
+reasons, come from complete blocks only (:meth:`arena.tournament.store.Store.complete_blocks`).
+When the tournament has a remote bot (``hide_cards``; unknown counts as yes) the bots' log
+tails wait for the tournament's end too: a log may name a bot's cards of a deal whose other
+seatings are still to be played, and a remote bot's owner can read the page.
 """
 
 from __future__ import annotations
@@ -24,7 +34,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
-from ..events import DecisionApplied, DecisionsApplied, Event, MatchFinished, MatchStarted
+from ..events import (DecisionApplied, DecisionsApplied, Event, MatchFinished, MatchStarted,
+                      PublicTable)
 from ..ratings import DEFAULT_BOOTSTRAP, RatingsInputError, rate
 from ..ratings.headtohead import head_to_head
 from ..safetext import printable
@@ -33,6 +44,7 @@ from ..tournament.pool import safe_filename
 from ..tournament.proctable import never_started
 from ..tournament.standings import Standings, compute_standings
 from ..tournament.store import ResultRow, Store, StoreError
+from .eta import Eta, Finished, estimate
 
 #: bytes of each bot's log shown on the page (its tail)
 LOG_TAIL_BYTES = 4096
@@ -54,16 +66,21 @@ FINISHED_SHOWN = 100
 
 @dataclass
 class InFlight:
-    """A running match: its seats and its public moves so far (:class:`DecisionApplied`)."""
+    """A running match: its seats, its public moves so far (:class:`DecisionApplied`) and
+    its public table after the last batch; ``hidden``: its events show no card."""
 
     match_id: str
     seats: tuple[str, str, str]
+    hidden: bool = False
     started: float = field(default_factory=time.time)   #: Unix time, s
     moves: deque[DecisionApplied] = field(default_factory=lambda: deque(maxlen=LIVE_MOVES))
     decisions: int = 0
+    table: PublicTable | None = None
 
     def to_json(self) -> dict[str, object]:
         return {"id": self.match_id, "seats": list(self.seats), "decisions": self.decisions,
+                "hidden": self.hidden, "started": round(self.started, 3),
+                "table": None if self.table is None else self.table.to_json(),
                 "moves": [_move_json(m) for m in self.moves]}
 
 
@@ -80,17 +97,21 @@ class Snapshot:
     bots: tuple[str, ...]
     done: int
     scheduled: int
-    eta_s: float | None         #: seconds to the end at the recent pace, None if unknown
+    eta: Eta | None             #: the time left (:mod:`arena.web.eta`), None while unknown
     standings: Standings
     #: (matches finished, {bot: Elo rating}) checkpoints, oldest first
     history: tuple[tuple[int, dict[str, float]], ...]
     #: (a, b) -> (matches, a above b, a below b, equal)
     head_to_head: dict[tuple[str, str], tuple[int, int, int, int]]
-    finished: tuple[ResultRow, ...]        #: most recent first
+    finished: tuple[ResultRow, ...]        #: most recent first, of complete blocks only
+    #: finished matches not listed yet: their duplicate block is still being played
+    waiting: int
     #: bot -> (faults, forfeits, the last forfeit reasons)
     faults: dict[str, tuple[int, int, tuple[str, ...]]]
     log_tails: dict[str, str]              #: bot -> the printable tail of its log
     made_at: float
+    #: why the log tails are not shown (None: they are)
+    logs_held: str | None = None
 
 
 class LiveState:
@@ -100,10 +121,13 @@ class LiveState:
     Raises (from :meth:`refresh`): StoreError when ``out`` holds no readable store.
     """
 
-    def __init__(self, out: str | Path, secrets: tuple[str, ...] = ()) -> None:
+    def __init__(self, out: str | Path, secrets: tuple[str, ...] = (),
+                 hide_cards: bool | None = None) -> None:
         self.out = Path(out).resolve()
         #: strings never shown (the remote bots' tokens, when the config is known)
         self.secrets = tuple(s for s in secrets if s)
+        #: the tournament has a remote bot (None: unknown, read from the arena's journal)
+        self.hide_cards = hide_cards
         self.inflight: dict[str, InFlight] = {}
         self.snapshot: Snapshot | None = None
         self._history_cache: dict[int, dict[str, float] | None] = {}
@@ -112,12 +136,14 @@ class LiveState:
     def on_event(self, event: Event) -> None:
         """Keep the matches in flight up to date (an :class:`EventBus` listener)."""
         if isinstance(event, MatchStarted):
-            self.inflight[event.match_id] = InFlight(event.match_id, event.seats)
+            self.inflight[event.match_id] = InFlight(event.match_id, event.seats,
+                                                     event.hidden)
         elif isinstance(event, DecisionsApplied):
             live = self.inflight.get(event.match_id)
             if live is not None:
                 live.moves.extend(event.moves)
                 live.decisions += len(event.moves)
+                live.table = event.table or live.table
         elif isinstance(event, MatchFinished):
             self.inflight.pop(event.match_id, None)
 
@@ -143,8 +169,14 @@ class LiveState:
             bots = _bot_names(store.db)
             absent = absence_notes(never_started(store.db))
             lobby = note_from_json(store.meta(LOBBY_KEY))
-            times = dict(store.db.execute("SELECT match_id, ended_at FROM results").fetchall())
+            spans = {m: (a, b) for m, a, b in store.db.execute(
+                "SELECT match_id, started_at, ended_at FROM results")}
+            complete = store.complete_blocks()
+            pending = [m.seats for m in store.pending()]
+        times = {m: b for m, (_, b) in spans.items()}
         order = sorted(results, key=lambda r: times.get(r.match_id, ""))
+        listed = [r for r in order if r.block_id in complete]
+        held = self._logs_held(len(results) >= scheduled)
         standings = compute_standings(
             results, bots, absent=absent,
             bootstrap=LIVE_BOOTSTRAP if len(results) < scheduled else DEFAULT_BOOTSTRAP)
@@ -153,15 +185,31 @@ class LiveState:
                                                            if n))
         snap = Snapshot(
             name=name, bots=bots, done=len(results), scheduled=scheduled,
-            eta_s=_eta([times[r.match_id] for r in order], scheduled - len(results)),
+            eta=estimate(_costs(order, spans), pending),
             standings=standings,
             history=self._rating_history(order, bots, scheduled),
             head_to_head=_head_to_head(results, bots),
-            finished=tuple(reversed(order))[:FINISHED_SHOWN],
-            faults=_faults(results, bots), log_tails={b: self.log_tail(b) for b in bots},
-            made_at=time.time())
+            finished=tuple(reversed(listed))[:FINISHED_SHOWN],
+            waiting=len(order) - len(listed),
+            faults=_faults(results, bots, complete),
+            log_tails={} if held else {b: self.log_tail(b) for b in bots},
+            made_at=time.time(), logs_held=held)
         self.snapshot = snap
         return snap
+
+    def hides_cards(self) -> bool:
+        """Whether the live views hide the cards: as told, else as the arena's journal says
+        (``live/cards.json``; no such file: yes)."""
+        if self.hide_cards is not None:
+            return self.hide_cards
+        from ..inflight import JournalReader
+        return JournalReader(self.out).hidden() is not False
+
+    def _logs_held(self, complete: bool) -> str | None:
+        if complete or not self.hides_cards():
+            return None
+        return ("The bots' log tails appear when the tournament is complete: a remote bot "
+                "plays in it, and a log may name cards of a deal still being played.")
 
     def log_path(self, bot: str) -> Path:
         """``logs/<bot>.log`` as the bot pool names it (never outside ``logs/``)."""
@@ -250,21 +298,17 @@ def _bot_names(db: sqlite3.Connection) -> tuple[str, ...]:
     return tuple(seen)
 
 
-def _eta(ended: list[str], pending: int, window: int = 20) -> float | None:
-    """Seconds left at the pace of the last ``window`` matches; 0 when nothing is pending."""
-    if pending <= 0:
-        return 0.0
-    recent = ended[-window:]
-    if len(recent) < 2:
-        return None
-    try:
-        t0, t1 = (datetime.fromisoformat(recent[0]), datetime.fromisoformat(recent[-1]))
-    except ValueError:
-        return None
-    span = (t1 - t0).total_seconds()
-    if span <= 0:
-        return None
-    return pending * span / (len(recent) - 1)
+def _costs(order: list[ResultRow], spans: dict[str, tuple[str, str]]) -> list[Finished]:
+    """The finished matches as :class:`arena.web.eta.Finished` (times that do not parse
+    are left out)."""
+    out: list[Finished] = []
+    for r in order:
+        try:
+            a, b = (datetime.fromisoformat(t).timestamp() for t in spans[r.match_id])
+        except (KeyError, ValueError):
+            continue
+        out.append(Finished(r.seats, r.decisions, r.think_ms, a, b))
+    return out
 
 
 def _head_to_head(results: list[ResultRow], bots: tuple[str, ...]
@@ -275,8 +319,10 @@ def _head_to_head(results: list[ResultRow], bots: tuple[str, ...]
             for h in head_to_head(results, bots) if h.matches}
 
 
-def _faults(results: list[ResultRow], bots: tuple[str, ...]
+def _faults(results: list[ResultRow], bots: tuple[str, ...], complete: set[str]
             ) -> dict[str, tuple[int, int, tuple[str, ...]]]:
+    """bot -> (faults, forfeits, the last 5 forfeit reasons): the counts over every result,
+    the reasons (which name a match) from complete blocks only."""
     faults = dict.fromkeys(bots, 0)
     forfeits = dict.fromkeys(bots, 0)
     reasons: dict[str, list[str]] = {b: [] for b in bots}
@@ -287,19 +333,22 @@ def _faults(results: list[ResultRow], bots: tuple[str, ...]
             reasons.setdefault(name, [])
             if r.forfeited[i]:
                 forfeits[name] += 1
-                reasons[name].append(f"{r.match_id}: {r.forfeit_reasons[i] or 'forfeited'}")
+                if r.block_id in complete:
+                    reasons[name].append(f"{r.match_id}: {r.forfeit_reasons[i] or 'forfeited'}")
     return {b: (f, forfeits[b], tuple(reasons[b][-5:])) for b, f in faults.items()}
 
 
 # -- snapshots rebuilt in a worker process ---------------------------------------------------
-_WORKER_STATES: dict[tuple[str, tuple[str, ...]], LiveState] = {}
+_WORKER_STATES: dict[tuple[str, tuple[str, ...], bool | None], LiveState] = {}
 
 
-def build_snapshot(out: str, secrets: tuple[str, ...]) -> tuple[Snapshot, float]:
+def build_snapshot(out: str, secrets: tuple[str, ...], hide_cards: bool | None = None
+                   ) -> tuple[Snapshot, float]:
     """:meth:`LiveState.refresh` in a worker process (its rating-history cache kept there);
     returns the snapshot and the seconds it took."""
     t0 = time.perf_counter()
-    state = _WORKER_STATES.setdefault((out, secrets), LiveState(out, secrets))
+    key = (out, secrets, hide_cards)
+    state = _WORKER_STATES.setdefault(key, LiveState(out, secrets, hide_cards))
     return state.refresh(), time.perf_counter() - t0
 
 
@@ -360,7 +409,8 @@ class SnapshotWorker:
         import asyncio
         loop = asyncio.get_running_loop()
         snap, self.last_s = await loop.run_in_executor(self.pool, build_snapshot,
-                                                       str(state.out), state.secrets)
+                                                       str(state.out), state.secrets,
+                                                       state.hide_cards)
         state.snapshot = snap
         return snap
 

@@ -102,4 +102,14 @@ def h2h_matrix(h2h: dict[tuple[str, str], tuple[int, int, int, int]], bots: tupl
                          f'<text x="{x + cell / 2 - 1}" y="{y + cell / 2 + 4}" '
                          f'text-anchor="middle">{text}</text>')
     parts.append("</svg>")
+    parts.append(H2H_LEGEND)
     return "".join(parts)
+
+
+#: what the head-to-head matrix's cells mean (shown under it)
+H2H_LEGEND = ('<p class="legend" id="h2h-legend">Row bot against column bot, over the matches '
+              'they played together: <b>above-below-level</b>, how often the row bot placed '
+              'above the column bot, below it, or level with it. Colour: '
+              '<span style="background:rgb(100,230,120)">&nbsp;green&nbsp;</span> the row bot '
+              'placed above more often, <span style="background:rgb(230,100,120)">&nbsp;red'
+              '&nbsp;</span> below (level counts half); &ldquo;-&rdquo;: they never met.</p>')

@@ -401,7 +401,7 @@ def test_seat_file_holds_only_that_seats_knowledge(sm, seat):
     # frame by frame, another seat's cards are never listed
     for f in frames:
         assert all(f["hands"][s] is None for s in range(3) if s != seat)
-        assert f["kitty"] is None and f["disc"] is None
+        assert f["kitty"] is None and f["discards"] is None
 
 
 def test_no_raw_control_characters(tmp_path):
@@ -499,3 +499,91 @@ def test_every_step_of_every_perspective_renders(browser_page, preset_pages, pre
             if seen[step][1] == hand_of[step + 1]:  # not a hand's last step
                 assert [c for c, _ in seen[step][2]] == [st.hands[s].bit_count()
                                                         for s in range(3)]
+
+
+# ----- no spoilers: the seats table and the score chart show only what happened so far --------
+def seats_table(page) -> list[dict]:
+    return page.eval_on_selector_all("#seats tr[data-seat]", """rs => rs.map(r => {
+        const o = {}; r.querySelectorAll('[data-col]').forEach(c =>
+            o[c.dataset.col] = c.textContent); return o; })""")
+
+
+def chart_state(page) -> tuple[list[int], list[str]]:
+    """Points per polyline and the dots' titles of the score chart."""
+    points = page.eval_on_selector_all(
+        "#chart polyline", "es => es.map(e => e.getAttribute('points').split(' ').length)")
+    titles = page.eval_on_selector_all("#chart circle title", "es => es.map(e => e.textContent)")
+    return points, titles
+
+
+def test_seats_table_and_chart_show_nothing_of_the_future(browser_page, sm, sm_page):
+    page = browser_page
+    page.goto(sm_page.as_uri())                       # step 0: nothing played yet
+    rows = seats_table(page)
+    assert [r["place"] for r in rows] == ["-", "-", "-"]
+    assert [r["score"] for r in rows] == ["0", "0", "0"]
+    assert [r["think"] for r in rows] == ["0.00"] * 3 and [r["per"] for r in rows] == ["-"] * 3
+    points, titles = chart_state(page)
+    assert points == [1, 1, 1] and not any("after hand" in t for t in titles)
+    # the score axis is scaled to what is shown (0 and 1 at the start), not to the final scores
+    ticks = page.eval_on_selector_all("#chart-grid text", "es => es.map(e => e.textContent)")
+    assert ticks == ["0", "1"]
+    assert sm.header.end_reason not in page.text_content("#ending")   # nor how it ends
+
+    # mid hand 3: the scores after hand 2, the think time of the decisions so far
+    mid = play_step(sm, 3, 2, 0)
+    page.goto(sm_page.as_uri() + f"#step={mid}")
+    rows = seats_table(page)
+    assert [int(r["score"]) for r in rows] == list(sm.hands[1].scores)
+    assert [r["place"] for r in rows] == ["-", "-", "-"]
+    done = [d for hr in sm.hands[:2] for d in hr.decisions] + \
+        sm.hands[2].decisions[:mid - hand_start(sm, 3)]
+    for s in range(3):
+        ms = sum(d.think_ms for d in done if d.seat == s and d.think_ms is not None)
+        assert rows[s]["think"] == f"{ms / 1000:.2f}"
+    points, titles = chart_state(page)
+    assert points == [3, 3, 3]
+    assert f"{HOSTILE[0]}: {sm.hands[1].scores[0]} after hand 2" in titles
+    assert not any("after hand 3" in t for t in titles)
+
+    # the last step: the match's own totals and places
+    page.keyboard.press("End")
+    rows = seats_table(page)
+    assert [int(r["place"]) for r in rows] == list(sm.result.placings)
+    assert [int(r["score"]) for r in rows] == list(sm.result.scores)
+    assert [int(r["faults"]) for r in rows] == [s.faults for s in sm.header.seats]
+    assert [r["think"] for r in rows] == [f"{s.think_ms / 1000:.2f}" for s in sm.header.seats]
+    assert page.text_content("#ending") == (f"termination {sm.header.termination} "
+                                            f"({sm.header.end_reason})")
+
+
+def test_fault_counts_grow_with_the_steps(browser_page, faulty, tmp_path_factory):
+    path = page_of(faulty, tmp_path_factory)
+    first = next(j for j, d in enumerate(faulty.hands[0].decisions) if d.fault)
+    page = browser_page
+    page.goto(path.as_uri() + f"#step={first}")      # the step before the first fault
+    assert seats_table(page)[0]["faults"] == "0"
+    page.keyboard.press("ArrowRight")
+    assert seats_table(page)[0]["faults"] == "1"
+
+
+def test_trick_list_scrolls_to_the_current_trick(browser_page, sm, sm_page):
+    page = browser_page
+    page.set_viewport_size({"width": 1280, "height": 700})
+    last = hand_start(sm, 2) - 1                       # hand 1's last step: all 16 tricks
+    page.goto(sm_page.as_uri() + f"#step={play_step(sm, 1, 2, 2)}")
+    page.goto(sm_page.as_uri() + f"#step={last}")
+    page.wait_for_function(f"document.body.dataset.step === '{last}'")
+
+    def in_view(selector: str) -> bool:
+        return page.evaluate("""s => { const li = document.querySelector(s);
+            const l = li.parentElement.getBoundingClientRect(), r = li.getBoundingClientRect();
+            return r.top >= l.top - 1 && r.bottom <= l.bottom + 1; }""", selector)
+
+    assert page.evaluate("document.getElementById('tricks').scrollHeight > "
+                         "document.getElementById('tricks').clientHeight")   # it must scroll
+    assert in_view("#tricks li:last-child")
+    assert page.evaluate("window.scrollY") == 0        # the list scrolled, not the window
+    # back to trick 2: the list follows it
+    page.goto(sm_page.as_uri() + f"#step={play_step(sm, 1, 2, 2)}")
+    assert in_view("#tricks li.cur")

@@ -156,3 +156,86 @@ def test_web_extra_missing_is_a_one_line_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "uvicorn", None)
     with pytest.raises(UserError, match=r"pip install 'arena358\[web\]'"):
         require_web()
+
+
+def _feed_match(hide_cards: bool, preset: str = "sergeant-major", seed: int = 21):
+    """A real 3-hand match in-process whose feed publishes after every decision (batch 0)
+    from a replica; returns (record, events)."""
+    from arena.match import LocalBot, MatchSpec, run_match
+    from arena.records import record_from_result
+    from arena.rules import MatchState, make_config
+    from tests.records.helpers import RandomPolicy
+    cfg = make_config(preset, hand_cap=3)
+    events: list = []
+    spec = MatchSpec("m1", cfg, seed=seed)
+
+    async def main():
+        hook = decision_hook(events.append, "m1", ("a", "b", "c"), hide_cards=hide_cards,
+                             replica=lambda: MatchState.new(spec.cfg, spec.seed, spec.deals))
+        hook.batch_s = 0
+        bots = [LocalBot(RandomPolicy(i + 7), n) for i, n in enumerate("abc")]
+        out = await run_match(spec, bots, on_decision=hook)
+        hook.close()
+        return out
+    return record_from_result(asyncio.run(main())), events
+
+
+def test_each_batch_carries_the_public_table_of_the_record():
+    """Batch by batch (one decision each), the table matches the record: the cards on the
+    table as played, each completed trick as the last trick with its winner, tricks won so
+    far, the match scores after each hand, the contract once chosen, whose turn."""
+    rec, events = _feed_match(hide_cards=False)
+    assert events[0] == MatchStarted("m1", ("a", "b", "c"), False)
+    batches = events[1:]
+    moves = [m for b in batches for m in b.moves]
+    assert len(batches) == len(moves) == sum(len(hr.decisions) for hr in rec.hands)
+    k = 0
+    for h, hr in enumerate(rec.hands):
+        plays = 0
+        for j, d in enumerate(hr.decisions):
+            t = batches[k].table
+            k += 1
+            last_of_hand = j == len(hr.decisions) - 1
+            if d.kind == "play":
+                plays += 1
+                done, on_table = divmod(plays, 3)
+                if not last_of_hand:
+                    assert t.hand == hr.hand and t.contract == hr.contract
+                    assert t.won == tuple(sum(tr.winner == s for tr in hr.tricks[:done])
+                                          for s in range(3))
+                    cur = hr.tricks[done].cards[:on_table] if on_table else []
+                    assert [list(c) for c in t.trick] == [list(c) for c in cur]
+                if on_table == 0:     # a trick completed: it is the last trick
+                    tr = hr.tricks[done - 1]
+                    assert t.last_trick == (tr.leader, tuple(tuple(c) for c in tr.cards),
+                                            tr.winner)
+            if last_of_hand:          # the next hand is dealt (or the match is over)
+                assert t.scores == tuple(hr.scores)
+                nxt = rec.hands[h + 1] if h + 1 < len(rec.hands) else None
+                assert t.hand == (nxt.hand if nxt else hr.hand)
+                assert t.to_act == (nxt.decisions[0].seat if nxt else None)
+            else:
+                assert t.to_act == hr.decisions[j + 1].seat
+            assert t.need == tuple(hr.limits if hr.contract == "misere" else hr.targets) \
+                or last_of_hand
+
+
+def test_with_a_remote_bot_no_card_nor_choice_is_published():
+    rec, events = _feed_match(hide_cards=True)
+    assert events[0].hidden is True
+    moves = [m for b in events[1:] for m in b.moves]
+    assert {m.action for m in moves if m.kind in ("play", "discard", "exchange-give")} == \
+        {"a card"}
+    assert {m.action for m in moves if m.kind == "contract"} == {"a contract"}
+    assert {m.action for m in moves if m.kind == "exchange-demand"} <= {"a demand"}
+    cards = {c for b in events[1:] for _, c in b.table.trick} | {
+        c for b in events[1:] if b.table.last_trick for _, c in b.table.last_trick[1]}
+    assert cards == {"a card"}
+    assert {b.table.contract for b in events[1:]} <= {None, "a contract"}
+    # the counts stay: tricks won and scores as in the record
+    assert events[-1].table.scores == tuple(rec.hands[-1].scores)
+    text = repr(events)
+    for hr in rec.hands:
+        for tr in hr.tricks:
+            for _, card in tr.cards:
+                assert f"'{card}'" not in text

@@ -42,12 +42,12 @@ def test_a_match_is_followed_from_start_to_stored(tmp_path):
     assert reader.poll() == []                       # nothing new
     journal(_batch(_decision(2), _decision(3)))
     assert reader.poll() == [_batch(_decision(2), _decision(3))]
-    files = list((tmp_path / LIVE_DIR).iterdir())
+    files = list((tmp_path / LIVE_DIR).glob("*.jsonl"))
     assert [f.name for f in files] == ["m1.jsonl"]
     head = json.loads(files[0].read_text().splitlines()[0])
-    assert head["pid"] == os.getpid() and head["seats"] == list(SEATS) and head["v"] == 1
+    assert head["pid"] == os.getpid() and head["seats"] == list(SEATS) and head["v"] == 2
     journal(MatchFinished("m1", SEATS, (1, 2, 3), (1, 0, -1), "records/m1.json.gz"))
-    assert list((tmp_path / LIVE_DIR).iterdir()) == []
+    assert list((tmp_path / LIVE_DIR).glob("*.jsonl")) == []
     assert reader.poll() == [MatchFinished("m1", SEATS, (), (), "")]
     assert reader.poll() == []
 
@@ -80,7 +80,7 @@ def test_decisions_are_written_in_batches_not_one_write_each(tmp_path):
         return before, after
     before, after = asyncio.run(main())
     assert (before, after) == (1, 51)                # the header at once, then one batch
-    assert list((tmp_path / LIVE_DIR).iterdir()) == []   # close removes what is open
+    assert list((tmp_path / LIVE_DIR).glob("*.jsonl")) == []   # close removes what is open
 
 
 def test_files_of_a_dead_writer_are_skipped_and_swept(tmp_path):
@@ -88,7 +88,7 @@ def test_files_of_a_dead_writer_are_skipped_and_swept(tmp_path):
     dead.wait()
     live = tmp_path / LIVE_DIR
     live.mkdir()
-    head = {"v": 1, "pid": dead.pid, "host": os.uname().nodename, "match": "old",
+    head = {"v": 2, "pid": dead.pid, "host": os.uname().nodename, "match": "old",
             "seats": list(SEATS), "started": 0}
     (live / "old.jsonl").write_text(json.dumps(head) + "\n")
     (live / "junk.jsonl").write_text("{not a header}\n")
@@ -96,7 +96,7 @@ def test_files_of_a_dead_writer_are_skipped_and_swept(tmp_path):
     assert reader.poll() == []                       # a killed arena's file, a malformed one
     journal = InflightJournal(tmp_path, flush_s=0)   # the next arena on the directory
     journal(MatchStarted("new", SEATS))
-    assert sorted(p.name for p in live.iterdir()) == ["new.jsonl"]
+    assert sorted(p.name for p in live.iterdir()) == ["cards.json", "new.jsonl"]
     assert reader.poll() == [MatchStarted("new", SEATS)]
 
 
@@ -141,5 +141,58 @@ def test_journaled_passes_every_event_on_and_cleans_up(tmp_path):
     with pytest.raises(RuntimeError, match="mid-match"):
         asyncio.run(journaled(tmp_path, run, also=seen.append))
     assert seen == [MatchStarted("m1", SEATS), _batch(_decision(0))]
-    assert list((tmp_path / LIVE_DIR).iterdir()) == []
+    assert list((tmp_path / LIVE_DIR).glob("*.jsonl")) == []
     assert tee(None, None) is None and tee(None, seen.append) == seen.append
+
+
+def _table(won=(1, 0, 2)):
+    from arena.events import PublicTable
+    return PublicTable(2, 1, 2, "trump:S", (5, 3, 8), won, (4, -2, 0), (10, 11, 10), 0,
+                       ((1, "QD"),), (2, ((2, "AS"), (0, "KS"), (1, "2S")), 2))
+
+
+def test_tables_and_the_hidden_flag_go_through_the_journal(tmp_path):
+    journal, reader = InflightJournal(tmp_path, flush_s=0), JournalReader(tmp_path)
+    assert reader.hidden() is None                   # no arena wrote here yet
+    journal(MatchStarted("m1", SEATS, True))
+    journal(DecisionsApplied("m1", (_decision(0),), _table()))
+    journal(DecisionsApplied("m1", (_decision(1),), _table((1, 1, 2))))
+    got = reader.poll()
+    assert got[0] == MatchStarted("m1", SEATS, True)
+    assert got[1] == DecisionsApplied("m1", (_decision(0), _decision(1)), _table((1, 1, 2)))
+    assert reader.hidden() is True
+    head = json.loads((tmp_path / LIVE_DIR / "m1.jsonl").read_text().splitlines()[0])
+    assert head["hidden"] is True
+
+
+def test_the_journal_is_readable_by_its_owner_only(tmp_path):
+    """The directory is 0700 and every file 0600 from its creation (an older, open
+    directory is closed before the first file is written); the same for records/ and
+    logs/ of the tournament directory."""
+    import stat
+
+    from arena.tournament.outdir import prepare_out_dir
+    live = tmp_path / LIVE_DIR
+    live.mkdir(mode=0o755)
+    live.chmod(0o755)                                 # as an older arena left it
+    seen: list[int] = []
+    real_open = os.open
+
+    def spy(path, flags, mode=0o777, **kw):           # the mode each file is created with
+        if flags & os.O_CREAT:
+            seen.append(mode)
+            assert stat.S_IMODE(live.stat().st_mode) == 0o700, "file made before the chmod"
+        return real_open(path, flags, mode, **kw)
+    journal = InflightJournal(tmp_path, flush_s=0)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(os, "open", spy)
+        journal(MatchStarted("m1", SEATS))
+    journal(_batch(_decision(0)))
+    assert seen and set(seen) == {0o600}
+    assert stat.S_IMODE(live.stat().st_mode) == 0o700
+    assert {stat.S_IMODE(p.stat().st_mode) for p in live.iterdir()} == {0o600}
+    (tmp_path / "records").mkdir(mode=0o755)
+    (tmp_path / "records").chmod(0o755)
+    prepare_out_dir(tmp_path)
+    for sub in ("records", "logs"):
+        assert stat.S_IMODE((tmp_path / sub).stat().st_mode) == 0o700

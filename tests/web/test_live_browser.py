@@ -1,5 +1,5 @@
-"""The live page in a real browser (Playwright for Python driving Debian's chromium, issue 17
-item 3): ``arena run --web`` with real bot processes; the page loads, a live match advances
+"""The live page in a real browser (Playwright for Python driving Debian's chromium):
+``arena run --web`` with real bot processes; the page loads, a live match advances
 (cards appear as played), the standings update within 2 s of a match ending, the page says it
 is stale when the arena's server goes away and resumes when ``arena serve`` takes over on the
 same port, a replay link opens the replay viewer, hostile bot names render as text, and no
@@ -9,6 +9,7 @@ deliberate outage)."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -114,7 +115,7 @@ def test_live_page_in_a_browser(tmp_path):
         cells = page.locator("table.standings tbody td:nth-child(2)").all_text_contents()
         assert sorted(cells) == sorted([*HOSTILE, "slow"])
         assert page.locator("img").count() == 0
-        names = page.locator("#inflight .match strong").first.text_content()
+        names = page.locator("#inflight .match strong.mid").first.text_content()
         assert any(n in names for n in HOSTILE) or "slow" in names
 
         # every standings update arrives within 2 s of its match ending
@@ -189,13 +190,14 @@ def test_serve_shows_the_matches_in_flight_of_an_arena_in_another_process(tmp_pa
         page = _open_page(browser, url, problems)
         page.evaluate("""() => { window.cards = new Set();
             new MutationObserver(() => document.querySelectorAll(
-                '#inflight .match .trick .card').forEach(c => window.cards.add(c.textContent)))
+                '#inflight .match .trick .tcard').forEach(t => window.cards.add(
+                    t.dataset.seat + ':' + (t.querySelector('.card').dataset.card || '?'))))
             .observe(document.getElementById('inflight'), {childList: true, subtree: true}); }""")
         assert "read-only view" in page.locator(".mode").text_content()
 
         # a match in flight, run by the other process, advances on the page
         _one_match_advances(page)
-        names = page.locator("#inflight .match strong").first.text_content()
+        names = page.locator("#inflight .match strong.mid").first.text_content()
         assert all(n in names for n in (*HOSTILE, "slow")), names   # as text
         assert page.locator("img").count() == 0
 
@@ -209,12 +211,13 @@ def test_serve_shows_the_matches_in_flight_of_an_arena_in_another_process(tmp_pa
                 if int(k) >= 2 and v - ended[int(k) - 1] > 2000}
         assert len([k for k in seen if int(k) >= 2]) >= 3, seen
         assert late == {}, late
-        # cards were shown as played (several tricks' worth, "<seat name>: <card>")
+        # cards were shown as played (several tricks' worth, "<seat>:<card>", face up)
         cards = page.evaluate("Array.from(window.cards)")
-        assert len(cards) >= 6 and all(": " in c for c in cards), cards
+        assert len(cards) >= 6 and all(re.fullmatch(r"[0-2]:(10|[2-9JQKA])[SHDC]", c)
+                                       for c in cards), cards
         page.wait_for_function("document.querySelector('#inflight').textContent"
                                ".includes('No match in flight.')", timeout=10_000)
-        assert list((out / "live").iterdir()) == []
+        assert list((out / "live").glob("*.jsonl")) == []
     finally:
         browser.close()
         pw.stop()

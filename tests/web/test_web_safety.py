@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -23,6 +24,7 @@ from arena.tournament.config import parse_config  # noqa: E402 (after the import
 from arena.tournament.runner import run_tournament  # noqa: E402 (after the importorskip)
 from arena.tournament.standings import HEADERS  # noqa: E402 (after the importorskip)
 from arena.web.app import WebServer, create_app, keep_fresh, parse_web_address  # noqa: E402 (after the importorskip)
+from arena.web.eta import Eta  # noqa: E402 (after the importorskip)
 from arena.web.state import LiveState  # noqa: E402 (after the importorskip)
 from arena.events import EventBus  # noqa: E402 (after the importorskip)
 from tests.tournament.helpers import new_tag, wait_no_processes  # noqa: E402 (after the importorskip)
@@ -168,7 +170,7 @@ def test_snapshot_figures_match_the_store(finished):
     assert snap.head_to_head[(b, a)] == (6, below, above, equal)
     assert above == sum(1 for r in results
                         if r.placings[r.seats.index(a)] < r.placings[r.seats.index(b)])
-    assert snap.eta_s == 0.0 and (snap.done, snap.scheduled) == (6, 6)
+    assert snap.eta == Eta(0.0, 0.0) and (snap.done, snap.scheduled) == (6, 6)
     assert {f[0] for f in snap.faults.values()} == {0}
 
 
@@ -348,7 +350,8 @@ def test_each_event_is_encoded_once_and_a_stream_far_behind_gets_a_snapshot():
         await asyncio.sleep(0.3)
         items, cursor = hub.since(cursor)
         assert [json.loads(t.split("data: ", 1)[1]) for t in items] == [
-            {"id": "m1", "moves": [[i, 1, i, "play", f"{i + 7}H", None]]} for i in range(3)]
+            {"id": "m1", "moves": [[i, 1, i, "play", f"{i + 7}H", None]], "table": None}
+            for i in range(3)]
         assert all(t.startswith("event: decisions\n") for t in items)
         assert not await hub.wait(cursor, 0.1)              # nothing new: a keep-alive
         for i in range(10):                                   # more than the ring holds
@@ -383,7 +386,10 @@ def test_the_snapshot_is_one_json_object_with_every_fragment(finished):
     state.on_event(DecisionsApplied("m9", (DecisionApplied("m9", 0, 1, 2, "play", "AS"),)))
     data = json.loads(snapshot_json(state, live=True))
     assert data["fragments"]["progress"] == fragments(state.snapshot, 1)["progress"]
+    started = data["inflight"][0].pop("started")
+    assert abs(started - time.time()) < 60
     assert data["inflight"] == [{"id": "m9", "seats": ["a", "b", "c"], "decisions": 1,
+                                 "hidden": False, "table": None,
                                  "moves": [{"i": 0, "hand": 1, "seat": 2, "kind": "play",
                                             "action": "AS", "fault": None}]}]
 
