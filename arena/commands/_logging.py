@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -75,12 +76,16 @@ def configured(level: int) -> Iterator[None]:
 @contextmanager
 def log_file(path: Path, *, console: int) -> Iterator[Path]:
     """Append the ``arena`` loggers' records to ``path`` (INFO and above, DEBUG when
-    ``console`` is DEBUG) for the duration.
+    ``console`` is DEBUG) for the duration. The file is its owner's only (``0600``, from its
+    creation): it names every finished match's placings before its duplicate block is
+    complete (docs/security.md).
 
     Raises:
         OSError: the file cannot be opened.
     """
     logger = logging.getLogger(_LOGGER)
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
+    os.chmod(path, 0o600)               # an older, open one is closed first
     handler = logging.FileHandler(path, encoding="utf-8")
     level = min(console, logging.INFO)
     handler.setLevel(level)
