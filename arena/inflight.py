@@ -47,8 +47,8 @@ from typing import BinaryIO, TypeVar
 
 from .events import (DecisionApplied, DecisionsApplied, Event, EventSink, MatchFinished,
                      MatchStarted, PublicTable)
-from .tournament.pool import safe_filename
-from .tournament.reaper import start_ticks
+from .processes.pool import safe_filename
+from .processes.reaper import start_ticks
 
 __all__ = ["FLUSH_S", "LIVE_DIR", "InflightJournal", "JournalReader", "journaled", "tee"]
 

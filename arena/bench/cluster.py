@@ -110,11 +110,14 @@ def bench_config_text(hand_cap: int, deals: int, slots: int, cpus_per_bot: float
 async def _timed(text: str, out: Path, slots: int) -> tuple[float, float]:
     """(whole-run matches/s, steady-state matches/s): the steady state counts the matches
     stored after the first ``slots`` ones, over the time since then (start-up excluded)."""
+    from ..cluster.executor import ray_executor
     from ..tournament.config import parse_config
     from ..tournament.runner import run_tournament
     stamps: list[float] = []
     t0 = time.perf_counter()
-    outcome = await run_tournament(parse_config(text, "bench"), out, progress=False,
+    cfg = parse_config(text, "bench")
+    executors = ray_executor if cfg.cluster.backend == "ray" else None   # the local baseline
+    outcome = await run_tournament(cfg, out, progress=False, executors=executors,
                                    on_match=lambda m: stamps.append(time.perf_counter()))
     whole = outcome.played_now / (time.perf_counter() - t0)
     k = min(slots, len(stamps) - 2)

@@ -39,7 +39,7 @@ async def _start_once(mode: Literal["bwrap", "none"], tmp: Path) -> float:
     from ..protocol.server import ArenaServer
     from ..sandbox import Launcher, SandboxConfig, SocketDir
     from ..tournament.config import BotEntry
-    from ..tournament.pool import BotPool
+    from ..processes.pool import BotPool
     entry = BotEntry(name="bot", command=[sys.executable, "-m", "arena.bench.trivial_bot"])
     with SocketDir() as sock:
         server = ArenaServer("127.0.0.1:0", unix_socket=sock.socket)

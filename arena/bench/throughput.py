@@ -39,7 +39,7 @@ import grpc
 if TYPE_CHECKING:
     from ..match import Bot
     from ..protocol.server import ArenaServer
-    from ..tournament.pool import BotPool
+    from ..processes.pool import BotPool
 
 PING_METHOD = "/threefiveeight.bench.PingPong/Echo"
 
@@ -205,7 +205,7 @@ class ArenaRig:
     async def start(self) -> None:
         from ..protocol.server import ArenaServer
         from ..tournament.config import BotEntry
-        from ..tournament.pool import BotPool
+        from ..processes.pool import BotPool
         from ..tournament.local import server_address
         self.server = server = ArenaServer("127.0.0.1:0", unix_socket=self.unix_socket)
         port = await server.start()

@@ -30,6 +30,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
 from ..tournament.config import RAY_MISSING, TournamentConfig
+from ..tournament.reporter import Message, Reporter
 from ..tournament.executor import PlayedMatch
 from ..tournament.schedule import ScheduledMatch
 from ..errors import UserError
@@ -37,7 +38,9 @@ from .connect import ClusterError, probe, sentence, start_init, wait_init
 from .quiet import RayLogFilter
 
 if TYPE_CHECKING:
-    from ..tournament.pool import ProcessTracker
+    from ..events import EventSink
+    from ..processes.pool import ProcessTracker
+    from ..tournament.local import LobbyPlan
     from .worker import WorkerReply
 
 #: workers a single match may lose (beyond one per slot: idle workers on a lost node) before
@@ -83,6 +86,19 @@ def import_ray() -> ModuleType:
     except ImportError:
         raise ClusterError(RAY_MISSING) from None
     return ray
+
+
+def ray_executor(cfg: TournamentConfig, out: Path, report: Reporter,
+                 tracker: ProcessTracker | None, events: EventSink | None,
+                 lobby: LobbyPlan | None) -> RayExecutor:
+    """The driver's executor factory for ``[cluster] backend = "ray"``
+    (:class:`arena.tournament.driver.ExecutorFactory`; the CLI hands it down): its news to
+    ``report`` as :class:`~arena.tournament.reporter.Message`. A Ray run publishes no
+    per-decision ``events`` (the driver still publishes each finished match) and has no lobby
+    (remote bots cannot join it: a config problem)."""
+    def message(text: str) -> None:
+        report(Message(text))
+    return RayExecutor(cfg, out, message, tracker)
 
 
 class RayExecutor:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from ..errors import UserError
-from ..tournament.processes import LIVE_GROUPS
+from ..processes.spawn import LIVE_GROUPS
 from ..tournament.config import TournamentConfig
 from ..tournament.executor import PlayedMatch
 from ..tournament.schedule import ScheduledMatch
@@ -97,7 +97,7 @@ class StartLog:
 
 
 class _ReaperFeed:
-    """Listener of :data:`~arena.tournament.processes.LIVE_GROUPS` in a worker: each group
+    """Listener of :data:`~arena.processes.spawn.LIVE_GROUPS` in a worker: each group
     added or removed is written to the reaper (``+PGID`` / ``-PGID``, one per line)."""
 
     def __init__(self, pipe: IO[bytes]) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..errors import UserError
-from ..tournament.processes import kill_all_now
+from ..processes.spawn import kill_all_now
 
 T = TypeVar("T")
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)

@@ -183,7 +183,7 @@ async def _check(args: argparse.Namespace, argv: list[str], presets: list[str],
         from ..tournament.local import close_transport
         try:
             if proc is not None and proc.returncode is None:
-                from ..tournament.processes import terminate
+                from ..processes.spawn import terminate
                 await terminate(proc)
         finally:
             await close_transport(launcher, server, sockdir)
@@ -216,8 +216,8 @@ async def _spawn(argv: list[str], address: str, token: str, log_path: Path,
     from ..sandbox import Launcher
     from ..sandbox.which import SandboxUnavailable
     from ..tournament.config import BotEntry
-    from ..tournament.pool import bot_argv
-    from ..tournament.processes import spawn
+    from ..processes.pool import bot_argv
+    from ..processes.spawn import spawn
     entry = BotEntry(name="checked-bot", command=argv)
     socket = address.removeprefix("unix:")
 
@@ -243,8 +243,8 @@ async def _spawn(argv: list[str], address: str, token: str, log_path: Path,
 
 
 def _no_bot(proc: asyncio.subprocess.Process | None, log_path: Path, timeout_s: float) -> str:
-    from ..tournament.pool import last_log_line
-    from ..tournament.processes import describe_exit
+    from ..processes.pool import last_log_line
+    from ..processes.spawn import describe_exit
     if proc is not None and proc.returncode is not None:
         last = last_log_line(log_path)
         return f"the bot ended ({describe_exit(proc.returncode)}) before registering" + \

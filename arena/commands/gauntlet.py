@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from ..errors import UserError
 from ..safetext import printable
 from ._signals import Interrupted, run_resumable
-from .run import add_ray_option, never_started_status, run_directory, with_ray
+from ._runs import add_ray_option, executors_for, never_started_status, run_directory, with_ray
 
 if TYPE_CHECKING:
     from ..tournament.config import TournamentConfig
@@ -86,7 +86,8 @@ def play_gauntlet(args: argparse.Namespace, cfg: TournamentConfig, out: Path) ->
         raise UserError(f"{args.config}: no [gauntlet] section (see `arena gauntlet --help`)")
     try:   # the matches in flight go to OUT/live/, for arena serve in another process
         outcome = run_resumable(journaled(out, lambda events: run_gauntlet(
-            cfg, out, progress=not args.quiet, events=events)), args.config, out)
+            cfg, out, progress=not args.quiet, events=events, executors=executors_for(cfg))),
+            args.config, out)
     except Interrupted as exc:
         print(f"arena: stopped by {exc}; rerun the same command to resume", file=sys.stderr)
         return exc.code

@@ -56,7 +56,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def run(args: argparse.Namespace) -> int:
     """Print the ratings report; exit 0, or 2 with one line on a user mistake."""
     from ..ratings import RatingsInputError, format_report, rate   # numpy/scipy: only here
-    from ..tournament.proctable import never_started
+    from ..processes.proctable import never_started
     from ..tournament.store import open_existing
     with open_existing(args.dir) as store:
         rows = store.results()

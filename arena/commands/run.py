@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Coroutine, Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserError
 from ..safetext import printable
 from ..wording import plural
+from ._runs import (EXIT_BOT_NEVER_STARTED, add_ray_option, executors_for,
+                    never_started_status, run_directory, with_ray)
 from ._signals import Interrupted, run_resumable
 
 if TYPE_CHECKING:
@@ -83,46 +84,6 @@ def run(args: argparse.Namespace) -> int:
         return _run(args, cfg, out, web)
 
 
-def with_ray(args: argparse.Namespace, cfg: TournamentConfig) -> TournamentConfig:
-    """``cfg`` with ``[cluster] backend = "ray"`` (and the address) when ``--ray`` was given.
-
-    Raises:
-        ConfigError: Ray is not installed or the address is invalid.
-    """
-    if getattr(args, "ray", None) is None:
-        return cfg
-    from ..tournament.config import with_cluster
-    fields = {"backend": "ray", **({"address": args.ray} if args.ray else {})}
-    return with_cluster(cfg, args.config, **fields)
-
-
-def add_ray_option(p: argparse.ArgumentParser) -> None:
-    """``--ray [ADDRESS]`` (``arena run``, ``arena gauntlet``)."""
-    p.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
-                   help="play the matches on a Ray cluster ([cluster] backend = \"ray\"); "
-                   "ADDRESS: auto (a cluster started here with `ray start`), local (a private "
-                   "Ray instance), ray://HOST:PORT or HOST:PORT (default: [cluster] address)")
-
-
-@contextmanager
-def run_directory(args: argparse.Namespace, out: Path) -> Iterator[None]:
-    """Create ``out`` and append the arena's log to ``OUT/arena.log`` for the duration.
-
-    Raises:
-        UserError: the directory or the log file cannot be created.
-    """
-    from . import _logging
-    with ExitStack() as stack:
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-            stack.enter_context(_logging.log_file(out / "arena.log",
-                                                  console=_logging.console_level(args)))
-        except OSError as exc:
-            raise UserError(f"cannot use output directory {out}: {exc.strerror or exc}") \
-                from None
-        yield
-
-
 def _run(args: argparse.Namespace, cfg: TournamentConfig, out: Path,
          web: tuple[str, int] | None) -> int:
     from ..inflight import journaled
@@ -132,7 +93,8 @@ def _run(args: argparse.Namespace, cfg: TournamentConfig, out: Path,
     def tournament(sink: EventSink | None = None) -> Coroutine[Any, Any, TournamentOutcome]:
         # the matches in flight go to OUT/live/ too, for arena serve in another process
         return journaled(out, lambda events: run_tournament(
-            cfg, out, progress=not args.quiet, events=events), also=sink)
+            cfg, out, progress=not args.quiet, events=events, executors=executors_for(cfg)),
+            also=sink)
     try:
         if web is None:
             outcome = run_resumable(tournament(), args.config, out)
@@ -208,22 +170,3 @@ def _web_address(text: str | None) -> tuple[str, int] | None:
         return parse_web_address(text)
     except ValueError as exc:
         raise UserError(str(exc)) from None
-
-
-#: exit status of ``arena run`` when a bot never started
-EXIT_BOT_NEVER_STARTED = 3
-
-
-def never_started_status(absent: tuple[tuple[str, str], ...],
-                         kept_out_of: str = "the ratings") -> int:
-    """Print the summary of the bots that never started; the exit status (0 or
-    :data:`EXIT_BOT_NEVER_STARTED`)."""
-    if not absent:
-        return 0
-    for name, reason in absent:
-        print(f"arena: error: bot {printable(repr(name))} never started: {printable(reason)}",
-              file=sys.stderr)
-    names = printable(", ".join(repr(n) for n, _ in absent))
-    print(f"arena: {len(absent)} bot{'s' if len(absent) > 1 else ''} never started ({names}): "
-          f"their matches were forfeited and are kept out of {kept_out_of}", file=sys.stderr)
-    return EXIT_BOT_NEVER_STARTED

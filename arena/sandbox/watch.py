@@ -60,7 +60,7 @@ def unwatch(watcher: Watcher) -> None:
 class Watcher:
     """Watches one bot process tree (see the module docstring). ``fault`` names the limit that
     stopped the bot, if one did. (The process's own parent, outside the sandbox, is the
-    process supervisor of :mod:`arena.tournament.supervisor`.)"""
+    process supervisor of :mod:`arena.processes.supervisor`.)"""
 
     def __init__(self, name: str, proc: asyncio.subprocess.Process, cfg: SandboxConfig,
                  log_path: Path | None, on_event: Callable[[str], None]) -> None:

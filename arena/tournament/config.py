@@ -354,7 +354,7 @@ class TournamentConfig(_Strict):
 
     @model_validator(mode="after")
     def _check(self) -> TournamentConfig:
-        problems = cross_problems(self.model_dump())   # parse_config lists them all
+        problems = cross_problems(self.model_dump(), type(self))   # parse_config: all
         if problems:
             where, msg = problems[0]
             raise ValueError(f"{where}: {msg}")
@@ -428,7 +428,8 @@ def config_problems(data: Any, rename: Callable[[str], str] = lambda where: wher
     try:
         return TournamentConfig.model_validate(data), []
     except ValidationError as exc:
-        problems = field_problems(exc, data, TournamentConfig) + cross_problems(data)
+        problems = (field_problems(exc, data, TournamentConfig)
+                    + cross_problems(data, TournamentConfig))
     order = list(data) if isinstance(data, dict) else []
 
     def position(problem: Problem) -> int:

@@ -9,8 +9,9 @@ decides, no new match is started; matches already running finish and are stored,
 decision is the one at the deciding block. Rerunning on the same directory resumes; when the
 stored results already decide, nothing is played.
 
-Matches are played by the executor ``[cluster] backend`` asks for (:mod:`.executor`: this
-process, or a Ray cluster with ``arena gauntlet --ray``), as with ``arena run``. A bot that
+It is the :class:`Gauntlet` strategy of the tournament driver (:mod:`.driver`): matches are
+played by the executor of ``[cluster] backend`` (this process, or a Ray cluster with ``arena
+gauntlet --ray``), as with ``arena run``. A bot that
 never started (a remote bot that never connected) is kept out of the SPRT: blocks at its
 tables are passed over without a score (:class:`.gauntlet.BlockPrefix`), and once its starts
 have failed ``faults.max_crashes`` times and no table is left without such a bot (e.g. the
@@ -20,7 +21,6 @@ candidate never started) no further match is started. It is named in the outcome
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 from collections.abc import Callable
@@ -32,18 +32,13 @@ from ..events import EventSink
 from ..ratings.model import RatedResult
 from ..ratings.sprt import SprtState, sprt_state
 from .config import TournamentConfig
-from .executor import MatchExecutor
+from .driver import ExecutorFactory, Tally, drive
 from .gauntlet import (BlockPrefix, block_order, evaluate, gauntlet_entries, gauntlet_schedule,
                        gauntlet_section, sprt_parameters)
-from .local import sandbox_banner
-from .outdir import (leftovers_notice, out_dir_lock, prepare_out_dir, save_played,
-                     sweep_unfinished_records)
-from .proctable import ProcessTable
-from .reporter import ConsoleReporter, Message, Notice, Reporter
-from .runner import make_executor
+from ..processes.proctable import ProcessTable
+from .reporter import ConsoleReporter, Message, Reporter
 from .schedule import SEATINGS, ScheduledMatch
 from .store import ResultRow, Store
-from .tasks import run_workers, uncancellable
 
 
 @dataclass(frozen=True)
@@ -132,12 +127,79 @@ class _Test:
         return self.state.decision is not None or self.prefix.consumed >= len(self.order)
 
 
+class Gauntlet:
+    """The gauntlet strategy of :mod:`.driver`: the capped schedule written up front, matches
+    handed out in schedule order until the SPRT decides (or nothing more can be learnt)."""
+
+    def __init__(self, cfg: TournamentConfig, out: Path) -> None:
+        self.cfg, self.out = cfg, out
+        self.g = gauntlet_section(cfg)
+        self.entries = gauntlet_entries(cfg)
+        self.field = [e.name for e in self.entries if e.name != self.g.candidate]
+        self.test: _Test | None = None
+        self.before = 0
+
+    def say(self, report: Reporter, text: str) -> None:
+        report(Message(text))   # logged (OUT/arena.log), shown unless quiet
+
+    def schedule(self, store: Store, report: Reporter) -> None:
+        g = self.g
+        self.plan = gauntlet_schedule(g.candidate, self.field, g.max_blocks,
+                                      self.cfg.tournament.seed, store.deal_key())
+        store.init_schedule(fingerprint(self.cfg), self.cfg.tournament.name, self.plan)
+
+    def begin(self, store: Store, procs: ProcessTable, pending: list[ScheduledMatch],
+              report: Reporter) -> bool:
+        g = self.g
+        self.test = test = _Test(self.cfg, self.plan, procs)
+        rows = store.results()
+        self.before = len(rows)
+        test.rebuild(rows)
+        self.say(report, f"gauntlet {g.candidate} vs {', '.join(self.field)}: elo0 "
+                 f"{g.elo0:g}, elo1 {g.elo1:g}, alpha {g.alpha:g}, beta {g.beta:g}, at most "
+                 f"{g.max_blocks} blocks")
+        return bool(pending) and not self.done()
+
+    def executor_config(self) -> TournamentConfig:
+        # the gauntlet's bots: with the twin of a one-bot field
+        return self.cfg.model_copy(update={"bots": self.entries})
+
+    def lobby(self, store: Store, pending: list[ScheduledMatch]) -> None:
+        return None       # a remote bot that does not come forfeits: the test goes on
+
+    async def refill(self) -> list[ScheduledMatch]:
+        return []
+
+    def done(self) -> bool:
+        return self.test is not None and (self.test.done() or self.test.hopeless())
+
+    def stored(self, m: ScheduledMatch, row: ResultRow, store: Store,
+               report: Reporter) -> None:
+        if self.test is not None:
+            self.test.add(row, store, lambda text: self.say(report, text))
+
+    def finish(self, store: Store, procs: ProcessTable, tally: Tally) -> GauntletOutcome:
+        test = self.test
+        if test is None:    # pragma: no cover - begin always runs first
+            raise RuntimeError("the gauntlet finished before it began")
+        rows = store.results()
+        test.rebuild(rows)      # the final word: stored results, final absentees
+        absent = procs.never_started()
+        state = test.state
+        capped = state.decision is None and test.prefix.consumed >= len(test.order)
+        _write_state(self.out, self.cfg, state, capped, test.prefix.excluded)
+        tested = tuple(test.prefix.matches[:len(SEATINGS) * state.blocks])
+        return GauntletOutcome(state, tally.played, self.before, capped, self.out,
+                               tally.disqualified, tuple(absent.items()), tested, len(rows))
+
+
 async def run_gauntlet(cfg: TournamentConfig, out: Path, *, progress: bool = True,
                        on_match: Callable[[ScheduledMatch], None] | None = None,
-                       events: EventSink | None = None) -> GauntletOutcome:
+                       events: EventSink | None = None,
+                       executors: ExecutorFactory | None = None) -> GauntletOutcome:
     """Run (or resume) the gauntlet of ``cfg`` (which must have a ``[gauntlet]`` section)
-    into ``out``; progress lines (one per complete block) go to stderr. ``events``: as
-    :func:`.runner.run_tournament` (local backend only).
+    into ``out``; progress lines (one per complete block) go to stderr. ``events``,
+    ``executors``: as :func:`.runner.run_tournament`.
 
     Raises:
         OutDirError, StoreError, ServerStartError: as :func:`.runner.run_tournament`;
@@ -145,89 +207,6 @@ async def run_gauntlet(cfg: TournamentConfig, out: Path, *, progress: bool = Tru
         ValueError: ``cfg`` has no ``[gauntlet]`` section.
     """
     gauntlet_section(cfg)
-    with out_dir_lock(out):
-        return await _run_locked(cfg, out, progress, on_match, events)
-
-
-async def _run_locked(cfg: TournamentConfig, out: Path, progress: bool,
-                      on_match: Callable[[ScheduledMatch], None] | None,
-                      events: EventSink | None) -> GauntletOutcome:
-    g = gauntlet_section(cfg)
-    entries = gauntlet_entries(cfg)
-    field_names = [e.name for e in entries if e.name != g.candidate]
     report = ConsoleReporter(progress)   # no RunStarted: plain lines, never a bar
-
-    def say(text: str) -> None:
-        report(Message(text))   # logged (OUT/arena.log), shown unless quiet
-
-    with Store(out / "results.sqlite") as store:   # refuses a file that is not a store
-        prepare_out_dir(out)  # we hold the directory's lock: no other writer
-        schedule = gauntlet_schedule(g.candidate, field_names, g.max_blocks,
-                                     cfg.tournament.seed, store.deal_key())
-        store.init_schedule(fingerprint(cfg), cfg.tournament.name, schedule)
-        procs = ProcessTable(store.db)
-        left = procs.end_leftovers()  # an arena that died on this directory left them
-        if left:
-            report(Notice(leftovers_notice(left, out)))
-        test = _Test(cfg, schedule, procs)
-        done_before = store.results()   # every stored row is checked before anything is played
-        test.rebuild(done_before)
-        say(f"gauntlet {g.candidate} vs {', '.join(field_names)}: elo0 {g.elo0:g}, elo1 "
-            f"{g.elo1:g}, alpha {g.alpha:g}, beta {g.beta:g}, at most {g.max_blocks} blocks")
-        played = 0
-        disqualified: list[str] = []
-        pending = store.pending()
-        sweep_unfinished_records(out, pending)
-        if not test.done() and not test.hopeless() and pending:
-            # the gauntlet's bots: with the twin of a one-bot field
-            executor = make_executor(cfg.model_copy(update={"bots": entries}), out, report,
-                                     procs, events)
-            try:
-                played = await _play(cfg, out, store, executor, pending, test, report,
-                                     on_match, events)
-            finally:
-                disqualified = executor.disqualifications
-                # shielded: a cancellation arriving now must not cut the bots' shutdown short
-                await asyncio.shield(executor.close())
-        rows = store.results()
-        test.rebuild(rows)      # the final word: stored results, final absentees
-        absent = procs.never_started()
-    state = test.state
-    capped = state.decision is None and test.prefix.consumed >= len(test.order)
-    _write_state(out, cfg, state, capped, test.prefix.excluded)
-    tested = tuple(test.prefix.matches[:len(SEATINGS) * state.blocks])
-    return GauntletOutcome(state, played, len(done_before), capped, out, tuple(disqualified),
-                           tuple(absent.items()), tested, len(rows))
-
-
-async def _play(cfg: TournamentConfig, out: Path, store: Store, executor: MatchExecutor,
-                pending: list[ScheduledMatch], test: _Test, report: Reporter,
-                on_match: Callable[[ScheduledMatch], None] | None,
-                events: EventSink | None) -> int:
-    """Play ``pending`` in schedule order until the test decides (or nothing more can be
-    learnt); matches played."""
-    queue: asyncio.Queue[ScheduledMatch] = asyncio.Queue()
-    for m in pending:
-        queue.put_nowait(m)
-    played = 0
-
-    def say(text: str) -> None:
-        report(Message(text))
-
-    async def worker() -> None:
-        nonlocal played
-        while not test.done() and not test.hopeless() and not queue.empty():
-            m = queue.get_nowait()
-            done = await executor.play(m)
-            await uncancellable(save_played(out, store, done))   # stored whole or not at all
-            if events is not None:
-                events(done.finished())
-            played += 1
-            if on_match is not None:
-                on_match(m)
-            test.add(done.row, store, say)
-
-    await executor.start()
-    report(Notice(sandbox_banner(cfg)))
-    await run_workers(worker, executor.slots)
-    return played
+    return await drive(Gauntlet(cfg, out), cfg, out, report, executors=executors,
+                       on_match=on_match, events=events)

@@ -50,7 +50,7 @@ from typing import Any
 from ..errors import UserError
 from ..wording import plural
 from .config import BotEntry, TournamentConfig
-from .proctable import ProcessTable
+from ..processes.proctable import ProcessTable
 from .schedule import ScheduledMatch, make_schedule
 from .store import Store, StoreError
 

@@ -7,7 +7,7 @@ that has not connected by then is **absent** for the run: its matches are not pl
 stored (a no-show is not a result), so they stay pending in the directory and a later ``arena
 run`` plays them once it connects; matches without it are played meanwhile (the bot pool, in
 ``defer_absent`` mode, defers each match of an absent bot at once, and plays it if the bot has
-connected by the time the match comes up). See :class:`arena.tournament.pool.BotPool` and
+connected by the time the match comes up). See :class:`arena.processes.pool.BotPool` and
 :class:`arena.tournament.local.MatchDeferred`.
 
 What the lobby says goes to ``say`` (the terminal) and, as :class:`LobbyState`, to

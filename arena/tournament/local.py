@@ -32,9 +32,9 @@ from ..sandbox.config import auto_fallback_warning, describe, effective, resolve
 from .config import BotEntry, TournamentConfig
 from .executor import PlayedMatch, played_from_result
 from .lobby import LobbyState, wait_for_remote
-from .pool import AbsentBot, BotPool, ProcessTracker, last_log_line
+from ..processes.pool import AbsentBot, BotPool, ProcessTracker, last_log_line
 from .preflight import preflight
-from .processes import describe_exit
+from ..processes.spawn import describe_exit
 from .schedule import ScheduledMatch
 
 

@@ -15,7 +15,7 @@ from ..match import MatchOutcome, MatchSpec, run_match
 from ..rules import RulesConfig
 from ..sandbox import Launcher, SandboxConfig, SocketDir
 from .config import BotEntry
-from .pool import BotPool, UnavailableBot
+from ..processes.pool import BotPool, UnavailableBot
 from .preflight import preflight
 from .local import server_address
 

@@ -5,7 +5,7 @@ package in the bot's working directory (checked on the file system: no bot code 
 
 What it cannot see (a script that fails at start, a missing installed module for
 ``python -m``) is found when the bot starts: see ``never started`` in
-:mod:`arena.tournament.pool`.
+:mod:`arena.processes.pool`.
 """
 
 from __future__ import annotations

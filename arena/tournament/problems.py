@@ -134,9 +134,11 @@ def field_problems(exc: ValidationError, data: Any, model: type[BaseModel]) -> l
     return out
 
 
-def cross_problems(data: Any) -> list[Problem]:
+def cross_problems(data: Any, model: type[BaseModel]) -> list[Problem]:
     """The checks between fields, on raw config data (parts of it may be invalid: what cannot
-    be checked is skipped; those parts have their own field problems)."""
+    be checked is skipped; those parts have their own field problems). ``model``: the whole
+    config's model (:class:`.config.TournamentConfig`), to say where a misplaced key
+    belongs."""
     if not isinstance(data, dict):
         return []
     out: list[Problem] = []
@@ -147,7 +149,7 @@ def cross_problems(data: Any) -> list[Problem]:
         if isinstance(gauntlet, dict):
             out += _gauntlet_problems(gauntlet, bots)
     out += _mode_problems(data)
-    out += _rules_problems(data)
+    out += _rules_problems(data, model)
     out += _cluster_problems(data)
     out += _sandbox_problems(data)
     section = data.get("tournament")
@@ -258,7 +260,7 @@ def _bot_problems(bots: list[Any], gauntlet: bool = False) -> list[Problem]:
     return out
 
 
-def _rules_problems(data: dict[str, Any]) -> list[Problem]:
+def _rules_problems(data: dict[str, Any], model: type[BaseModel]) -> list[Problem]:
     section = data.get("tournament")
     preset = section.get("preset", DEFAULT_PRESET) if isinstance(section, dict) else \
         DEFAULT_PRESET
@@ -273,8 +275,7 @@ def _rules_problems(data: dict[str, Any]) -> list[Problem]:
         except RulesConfigError as exc:
             text = str(exc)
             if text.startswith("unknown rule option"):
-                from .config import TournamentConfig   # (it imports this module)
-                home = _section_of(TournamentConfig, key)
+                home = _section_of(model, key)
                 if home is not None and home != "rules":    # e.g. per_decision_ms
                     text = f"unknown rule option {key!r} (it belongs in [{home}])"
                 elif did_you_mean(key, OPTION_NAMES):

@@ -40,15 +40,15 @@ from ..ratings import DEFAULT_BOOTSTRAP, RatingsInputError, rate
 from ..ratings.headtohead import head_to_head
 from ..safetext import printable
 from ..tournament.lobby import LOBBY_KEY, note_from_json
-from ..tournament.pool import safe_filename
-from ..tournament.proctable import never_started
+from ..processes.pool import safe_filename
+from ..processes.proctable import never_started
 from ..tournament.standings import Standings, compute_standings
 from ..tournament.store import ResultRow, Store, StoreError
 from .eta import Eta, Finished, estimate
 
 #: bytes of each bot's log shown on the page (its tail)
 LOG_TAIL_BYTES = 4096
-#: what the arena's tokens look like (``secrets.token_hex(16)``, arena.tournament.pool): a bot
+#: what the arena's tokens look like (``secrets.token_hex(16)``, arena.processes.pool): a bot
 #: that prints its own ``ARENA_TOKEN`` does not get it shown on the page
 TOKEN_LIKE = re.compile(r"(?<![0-9a-fA-F])[0-9a-fA-F]{32,}(?![0-9a-fA-F])")
 #: moves of a match in flight kept for its live view (the page lists the last 40; each
@@ -257,7 +257,7 @@ class LiveState:
 
 def absence_notes(never: dict[str, str]) -> dict[str, str]:
     """The status the terminal's standings show for each bot that never took part
-    (:func:`arena.tournament.proctable.never_started`: bot -> its last start failure):
+    (:func:`arena.processes.proctable.never_started`: bot -> its last start failure):
     ``"did not connect"`` for a remote bot (the pool's reason starts ``remote bot``), else
     ``"never started"``."""
     return {bot: "did not connect" if reason.startswith("remote bot ") else "never started"

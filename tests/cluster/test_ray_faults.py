@@ -14,6 +14,8 @@ import time
 
 import pytest
 
+from arena.cluster.executor import ray_executor
+
 from arena.cli import main
 from arena.tournament.runner import run_tournament
 
@@ -44,7 +46,8 @@ def test_worker_node_removed_mid_run(tmp_path, capfd):
     try:
         ray.init(address=cluster.address, log_to_driver=False)
         outcome = asyncio.run(run_tournament(cfg, tmp_path / "o", progress=True,
-                                             on_match=remove_worker_node))
+                                             on_match=remove_worker_node,
+                                             executors=ray_executor))
     finally:
         ray.shutdown()
         cluster.shutdown()

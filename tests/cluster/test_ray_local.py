@@ -12,7 +12,7 @@ import time
 import pytest
 
 from arena.cluster import executor as executor_module
-from arena.cluster.executor import ClusterError
+from arena.cluster.executor import ClusterError, ray_executor
 from arena.cluster.worker import MatchWorker
 from arena.tournament.config import parse_config
 from arena.tournament.runner import run_tournament
@@ -61,7 +61,7 @@ def test_same_results_and_records_as_local(tmp_path, ray_2cpus):
     from arena.tournament.store import copy_deal_key
     copy_deal_key(tmp_path / "local", tmp_path / "ray")     # the same deals: the same key
     on_ray = asyncio.run(run_tournament(seeded_config(tag, ray_extra(2, 0.25)), tmp_path / "ray",
-                                        progress=False))
+                                        progress=False, executors=ray_executor))
     assert wait_no_processes(tag) == []
     assert local.played_now == on_ray.played_now == 6
     a, b = stored(tmp_path / "local"), stored(tmp_path / "ray")
@@ -87,7 +87,8 @@ def test_bot_crash_is_a_bot_fault_counted_on_the_driver(tmp_path, capfd, ray_2cp
     survives it, and the crash messages name the driver's log file."""
     tag = new_tag()
     cfg = make_config("crash", tag=tag, max_crashes=2, time_ms=10_000, extra=ray_extra(1, 0.25))
-    outcome = asyncio.run(run_tournament(cfg, tmp_path / "o", progress=True))
+    outcome = asyncio.run(run_tournament(cfg, tmp_path / "o", progress=True,
+                                         executors=ray_executor))
     err = capfd.readouterr().err
     assert wait_no_processes(tag) == []
     assert outcome.played_now == 6 and "worker lost" not in err
@@ -139,7 +140,8 @@ def test_no_room_for_any_worker_is_an_error_not_a_hang(tmp_path, monkeypatch, ra
     cfg = make_config(None, tag=tag, extra=ray_extra(1, 0.25))
     try:
         with pytest.raises(ClusterError) as exc:
-            asyncio.run(run_tournament(cfg, tmp_path / "o", progress=False))
+            asyncio.run(run_tournament(cfg, tmp_path / "o", progress=False,
+                                       executors=ray_executor))
     finally:
         ray.kill(hog)
     assert str(exc.value).startswith("no Ray worker could be placed and started for 5 s: no "
@@ -162,7 +164,7 @@ def test_gauntlet_plays_on_ray_workers_with_a_twin_field_bot(tmp_path, ray_2cpus
             + bot_block("random-0", ["{python}", "-m", "sample_bots.random_bot"], tag))
     cfg = parse_config(text, "g.toml")
     out = tmp_path / "g"
-    outcome = asyncio.run(run_gauntlet(cfg, out, progress=False))
+    outcome = asyncio.run(run_gauntlet(cfg, out, progress=False, executors=ray_executor))
     assert wait_no_processes(tag) == []
     rows = stored(out)
     assert len(rows) == 12 and outcome.played_now == 12
@@ -171,7 +173,7 @@ def test_gauntlet_plays_on_ray_workers_with_a_twin_field_bot(tmp_path, ray_2cpus
     state = json.loads((out / "sprt.json").read_text())
     assert state["blocks"] == 2 and state["never_started"] == []
     assert state["capped"] == (state["decision"] is None)
-    from arena.tournament.pool import safe_filename
+    from arena.processes.pool import safe_filename
     for name in ("greedy", "random-0", "random-0#2"):
         log = out / "logs" / f"{safe_filename(name)}.log"
         assert "registered with the arena" in log.read_text()
@@ -191,7 +193,8 @@ def test_a_bot_that_never_starts_on_the_workers_is_reported_as_with_local(tmp_pa
             + bot_block("random-0", ["{python}", "-m", "sample_bots.random_bot"], tag)
             + bot_block("broken", broken, tag))
     outcome = asyncio.run(run_tournament(parse_config(head + bots, "t.toml"),
-                                         tmp_path / "rr", progress=False))
+                                         tmp_path / "rr", progress=False,
+                                         executors=ray_executor))
     assert dict(outcome.never_started).keys() == {"broken"}
     reason = dict(outcome.never_started)["broken"]
     assert "no model file" in reason       # the log it points to is the driver's copy
@@ -205,7 +208,7 @@ def test_a_bot_that_never_starts_on_the_workers_is_reported_as_with_local(tmp_pa
             + bots + bot_block("random-1", ["{python}", "-m", "sample_bots.random_bot",
                                             "--seed", "1"], tag))
     gauntlet = asyncio.run(run_gauntlet(parse_config(text, "g.toml"), tmp_path / "g",
-                                        progress=False))
+                                        progress=False, executors=ray_executor))
     assert dict(gauntlet.never_started).keys() == {"broken"}
     state = json.loads((tmp_path / "g" / "sprt.json").read_text())
     assert state["never_started"] == ["broken"]

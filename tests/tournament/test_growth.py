@@ -196,7 +196,7 @@ def test_a_directory_with_no_stored_result_takes_any_config(tmp_path):
     with the config's schedule."""
     grow(tmp_path, [4])
     with Store(tmp_path / "results.sqlite") as store:
-        from arena.tournament.proctable import ProcessTable
+        from arena.processes.proctable import ProcessTable
         ProcessTable(store.db).start_result("bot-01", False, "exited with status 1")
     text = league_text(3).replace("seed = 5", "seed = 6").replace(
         '["bot", "bot-01"]', '["bot", "bot-01", "--fixed"]')
@@ -205,7 +205,7 @@ def test_a_directory_with_no_stored_result_takes_any_config(tmp_path):
     assert sorted(r[0] for r in rows) == sorted(m.match_id for m in want)
     assert {r[8] for r in rows} == {m.seed.hex() for m in want}     # the new seed's deals
     with Store(tmp_path / "results.sqlite") as store:
-        from arena.tournament.proctable import never_started
+        from arena.processes.proctable import never_started
         assert never_started(store.db) == {}          # start outcomes of the old run: gone
         league = json.loads(store.meta("league") or "")
         assert league["bots"]["bot-01"] == {"command": ["bot", "bot-01", "--fixed"]}

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournament.reaper import INSTANCE_ENV, ProcessRecord, find_leftovers, start_ticks
+from arena.processes.reaper import INSTANCE_ENV, ProcessRecord, find_leftovers, start_ticks
 from arena.tournament.runner import run_tournament
 
 from .helpers import bot_block, config_text, new_tag, tagged_processes, wait_no_processes

@@ -16,7 +16,7 @@ import pytest
 from arena.tournament.executor import PlayedMatch
 from arena.tournament.outdir import (OutDirError, leftovers_notice, out_dir_lock,
                                      prepare_out_dir, save_played, sweep_unfinished_records)
-from arena.tournament.processes import LiveGroups
+from arena.processes.spawn import LiveGroups
 from arena.tournament.reporter import (Alert, ConsoleReporter, MatchStored, Message, Notice,
                                        RunEnded, RunStarted)
 from arena.tournament.schedule import make_schedule

@@ -14,7 +14,7 @@ from arena.cli import main
 from arena.match import LocalBot, MatchSpec, run_match
 from arena.rules import make_config
 from arena.tournament.config import BotEntry
-from arena.tournament.pool import BotPool
+from arena.processes.pool import BotPool
 from arena.tournament.preflight import check_command
 from arena.tournament.store import open_existing
 

@@ -301,7 +301,7 @@ def test_standings_show_the_terminal_status_of_bots_that_never_took_part(finishe
     import shutil
 
     from arena.ratings.columns import COLUMNS
-    from arena.tournament.proctable import ProcessTable
+    from arena.processes.proctable import ProcessTable
     from arena.tournament.standings import compute_standings, format_standings, table_rows
     from arena.tournament.store import Store
     out = tmp_path / "t"

@@ -44,14 +44,34 @@ from ..match.bot import DecisionRequest
 from ..match.faults import FaultKind, Forfeit
 from ..protocol.errors import redact
 from ..safetext import printable
-from .config import BotEntry
 from .peercheck import check_peer, check_unix_peer
-from .processes import describe_exit, spawn, terminate
+from .spawn import describe_exit, spawn, terminate
 from .reaper import INSTANCE_ENV, ProcessRecord, kill_leftovers, start_ticks
 
 if TYPE_CHECKING:
     from ..protocol.server import ArenaServer
     from ..sandbox import Launcher
+    from ..sandbox.config import BotSandbox
+
+
+class BotEntry(Protocol):
+    """What the pool reads of a configured bot (:class:`arena.tournament.config.BotEntry`
+    has it): its name, how to start it, or that it is remote with a token."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def command(self) -> list[str] | None: ...
+    @property
+    def env(self) -> dict[str, str]: ...
+    @property
+    def cwd(self) -> str | None: ...
+    @property
+    def remote(self) -> bool: ...
+    @property
+    def token(self) -> str | None: ...
+    @property
+    def sandbox(self) -> BotSandbox | None: ...
 
 __all__ = [
     "AbsentBot",
