@@ -3,14 +3,14 @@
 Each configured bot gets up to ``slots`` instances (one per concurrent match, like cutechess's
 one engine process per game); a remote bot has one. A match leases one instance of each of its
 three bots (in name order, so two matches can never wait on each other). An instance is a
-process under a supervisor (:mod:`arena.tournament.processes`: no process started for a bot
+process under a supervisor (:mod:`arena.processes.spawn`: no process started for a bot
 outlives the arena, whatever kills it), its stdout/stderr appended to ``logs/<bot>.log``
 together with a line when each instance starts and ends. It is given the arena's address
 (``--arena HOST:PORT`` appended to the command, or substituted for an ``{arena}`` placeholder;
 also ``ARENA_ADDRESS``) and a fresh token **in the environment only** (``ARENA_TOKEN``, which
 other users cannot read; an explicit ``{token}`` placeholder puts it on the command line, where
 any local user can see it in ``/proc``). Registrations with that token are checked to come from
-the process started for it (:mod:`arena.tournament.peercheck`); one that does not is a warning.
+the process started for it (:mod:`arena.processes.peercheck`); one that does not is a warning.
 
 A bot that does not register in time, whose command cannot start, or whose process dies counts
 a **crash**; a remote bot that is not connected when a match needs it is waited for
@@ -90,7 +90,7 @@ GOODBYE_GRACE_S = 2.0
 
 class ProcessTracker(Protocol):
     """Where the pool reports processes and start outcomes (the store's
-    :class:`arena.tournament.proctable.ProcessTable`)."""
+    :class:`arena.processes.proctable.ProcessTable`)."""
 
     def spawned(self, instance: str, bot: str, pgid: int, start_ticks: int) -> None: ...
 
@@ -125,7 +125,7 @@ class AbsentBot(UnavailableBot):
 @dataclass
 class Instance:
     """One running bot process (or the connection of a remote bot). ``tag``: the instance's
-    :data:`~arena.tournament.reaper.INSTANCE_ENV`; ``number``: 1, 2, ... per bot."""
+    :data:`~arena.processes.reaper.INSTANCE_ENV`; ``number``: 1, 2, ... per bot."""
 
     bot: Bot
     proc: asyncio.subprocess.Process | None = None
@@ -488,7 +488,7 @@ class BotPool:
     async def close(self, grace_s: float = GOODBYE_GRACE_S) -> None:
         """End every bot process this pool started (and their children): each is sent
         ``Goodbye`` and given ``grace_s`` seconds to exit, then signalled
-        (:func:`~arena.tournament.processes.terminate`)."""
+        (:func:`~arena.processes.spawn.terminate`)."""
         live = list(self.live.values())
         for inst in live:
             if inst.proc is not None and self.launcher is not None:

@@ -5,14 +5,14 @@ Tables, in the tournament's ``results.sqlite`` (:mod:`arena.tournament.store`):
 
 - ``bot_processes(instance, bot, pgid, start_ticks, started_at)``: one row per running bot
   instance, inserted when its process starts and deleted when it has ended; rows left by an
-  arena that died name the processes :func:`arena.tournament.reaper.kill_leftovers` ends;
+  arena that died name the processes :func:`arena.processes.reaper.kill_leftovers` ends;
 - ``bot_starts(bot, registered, failed, last_error)``: how many times each bot's instance
   registered, how many starts failed (did not start, exited or timed out before registering, a
   remote bot that did not connect) and the last failure's reason. A bot with failures and no
   registration **never started**: it is named in the standings and kept out of the ratings.
 
 :class:`ProcessTable` implements the listener the bot pool reports to
-(:class:`arena.tournament.pool.BotPool`'s ``tracker``).
+(:class:`arena.processes.pool.BotPool`'s ``tracker``).
 """
 
 from __future__ import annotations

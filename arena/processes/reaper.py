@@ -1,9 +1,9 @@
 """Leftover bot processes of an arena that died, found from the store and ended.
 
-Every bot process the arena starts runs under a supervisor (:mod:`arena.tournament.supervisor`)
+Every bot process the arena starts runs under a supervisor (:mod:`arena.processes.supervisor`)
 that ends the bot's whole process tree when the arena dies. If the supervisor itself was killed
 too (``kill -9`` of every process, the OOM killer), bot processes may be left running. So the
-arena records each instance in the store's process table (:mod:`arena.tournament.proctable`):
+arena records each instance in the store's process table (:mod:`arena.processes.proctable`):
 its process group id (the supervisor's pid), the group leader's start time (clock ticks since
 boot, field 22 of ``/proc/PID/stat``) and a random instance tag that the supervisor, the bot
 and every process they start inherit in the environment variable :data:`INSTANCE_ENV`. The next

@@ -1,6 +1,6 @@
 """Bot processes at the OS level: start one under its supervisor, end it, end them all.
 
-Every bot command runs as the child of :mod:`arena.tournament.supervisor` (a small Python
+Every bot command runs as the child of :mod:`arena.processes.supervisor` (a small Python
 script started with ``-I -S``), in a new session whose process group id is the supervisor's
 pid. The supervisor ends the bot's whole process tree when the arena dies, when the bot exits
 (its leftover children), or on request (see its docstring). Ending an instance

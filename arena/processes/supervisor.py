@@ -1,6 +1,6 @@
 """The parent of every bot process: no process started for a bot outlives the arena.
 
-Run by the arena (:mod:`arena.tournament.pool`), never imported by it::
+Run by the arena (:mod:`arena.processes.pool`), never imported by it::
 
     python -I -S supervisor.py ARENA_PID GRACE_MS -- COMMAND [ARG ...]
 
@@ -20,7 +20,7 @@ It starts COMMAND (the bot) as its only child and then:
   with the bot's status (the same exit code, or it kills itself with the same signal);
 - the bot gets ``PR_SET_PDEATHSIG`` SIGKILL too, so it dies if the supervisor itself is killed
   (its leftovers are then ended by the next ``arena run`` on the directory, from the process
-  table in the store: :mod:`arena.tournament.reaper`).
+  table in the store: :mod:`arena.processes.reaper`).
 
 A COMMAND that cannot be executed is reported on stderr (the bot's log) in one line, with exit
 status 127. Linux only (``prctl``, ``/proc``). It imports nothing from ``arena`` so it starts in
@@ -48,7 +48,7 @@ WATCH_S = 0.5
 
 def parent_map() -> dict[int, int]:
     """Parent pid of every live process, ``{pid: ppid}`` (one scan of ``/proc/*/stat``).
-    Reads the file itself, not through :mod:`arena.tournament.procstat`: this module runs as a
+    Reads the file itself, not through :mod:`arena.processes.procstat`: this module runs as a
     script (``python -I -S supervisor.py``), outside the package."""
     out = {}
     for entry in os.listdir("/proc"):
