@@ -1,5 +1,5 @@
-"""Text that came from bots (or from files they could write), made safe to show (issue 10
-item 13). Every writer of a terminal line or a page uses these helpers:
+"""Text that came from bots (or from files they could write), made safe to show. Every writer
+of a terminal line or a page uses these helpers:
 
 - :func:`printable`: for terminals and plain text. Control characters (C0, DEL, C1: ``ESC``
   starts the ANSI sequences that clear a screen or retitle a window), format characters (Unicode

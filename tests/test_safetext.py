@@ -1,5 +1,5 @@
 """Bot-supplied text is made printable before it reaches a terminal or a page, through one
-helper module (issue 10 item 13): names, versions, error messages, answers, log lines."""
+helper module: names, versions, error messages, answers, log lines."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Cluster benchmark: matches/s of the same tournament with ``local`` and with ``ray`` on this
-machine, and a projection of a large tournament's wall time on K nodes (issue 15).
+machine, and a projection of a large tournament's wall time on K nodes.
 
 Both runs play the same schedule (seeded SDK random bots, ``hand_cap`` hands a match) with the
 same number of matches in flight (``slots``). Two rates each: the whole run (from the start of

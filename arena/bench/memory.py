@@ -2,7 +2,7 @@
 short matches between three SDK random bots, after a warm-up.
 
 Everything the arena keeps per match (request ids, view templates, ...) is dropped when the match
-ends, so after the warm-up (caches filled, allocator pools grown) RSS should stay flat: issue 10's
+ends, so after the warm-up (caches filled, allocator pools grown) RSS should stay flat: the
 target is less than 10 MB of growth from match 200 to match 2,000 with ``hand_cap = 1``. The
 tournament is played in-process (:func:`arena.tournament.runner.run_tournament`, records and
 store included) in a temporary directory; RSS is read from ``/proc/self/status`` (VmRSS) after
@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-#: growth allowed after the warm-up, MB (issue 10)
+#: growth allowed after the warm-up, MB
 TARGET_MB = 10.0
 
 

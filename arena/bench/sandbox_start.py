@@ -1,5 +1,5 @@
 """Bot start time with and without the sandbox: from spawning a bot process to its
-registration with the arena (``arena bench arena`` prints it; issue 13).
+registration with the arena (``arena bench arena`` prints it;).
 
 Each measurement starts one trivial bot (:mod:`arena.bench.trivial_bot`) through the tournament's
 bot pool, with a :class:`~arena.sandbox.Launcher` in ``mode = "none"`` or ``"bwrap"``, over the

@@ -11,10 +11,10 @@ matches between SDK bots (``sample_bots.random_bot``): it adds the SDK's per-dec
 the bot's side (rebuilding the :class:`View`, calling the policy). Raw and arena measurements
 alternate for several rounds (``rounds``, default 3) with the processes kept running, and
 medians are compared, so a drift in machine load hits both alike; the SDK rounds follow on their
-own. Issue 4's target: arena / raw >= 0.5.
+own. The target: arena / raw >= 0.8 (over TCP and over the Unix socket).
 
 The same alternating comparison runs over the arena's Unix domain socket (``unix:PATH``, the
-transport of local and sandboxed bots, issue 13): raw ping-pong over a Unix socket against the
+transport of local and sandboxed bots): raw ping-pong over a Unix socket against the
 arena over its Unix socket, same target.
 
 Run: ``arena bench arena [--decisions N] [--rounds R]``.

@@ -1,4 +1,4 @@
-"""Running a tournament's matches on a Ray cluster (issue 15; README "Ray cluster").
+"""Running a tournament's matches on a Ray cluster (README "Ray cluster").
 
 ``executor.RayExecutor`` (the driver side: hands scheduled matches to workers, re-queues the
 match of a lost worker, keeps crash counts) and ``worker.MatchWorker`` (the Ray actor: its own

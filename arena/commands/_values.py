@@ -1,4 +1,4 @@
-"""Values typed on the command line, read by one validated path (issue 10 item 6).
+"""Values typed on the command line, read by one validated path.
 
 A command-line value is text. :func:`cli_value` gives it the type a TOML file would (``true``
 / ``false``, an integer written with the ASCII digits 0-9, a comma-separated list of such

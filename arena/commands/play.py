@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     from ..sandbox.config import describe
     from ..tournament.play import BotStartError, play_single
     from ._signals import Interrupted, run_guarded
-    # one validated path: the tournament config's model (issue 10 item 6)
+    # one validated path: the tournament config's model
     if args.seed is None:      # unguessable: the bots know the match id and their names
         args.seed = str(secrets.randbits(63))
     cfg = play_config(args.bots, preset=args.preset, seed=args.seed, sets=args.set,

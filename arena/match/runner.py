@@ -1,7 +1,7 @@
 """The match runner: asks bots for decisions, validates them with the engine, enforces time
 limits, records faults and plays a deterministic fallback (cutechess's game manager, ACPC dealer).
 
-Fault handling (issue 4, docs/protocol.md):
+Fault handling (docs/protocol.md):
 
 - an illegal, late (past ``time_ms`` + time bank + ``grace_ms``) or malformed answer, or an error
   the bot reports, is a **fault**: recorded in the decision log, the bot is told why

@@ -219,7 +219,7 @@ def played_to_proto(pairs: Any) -> list[pb.PlayedCard]:
 _TRICK_CACHE: dict[TrickRecord, pb.Trick] = {}
 #: tricks kept by the conversion caches: enough for the current hands of hundreds of concurrent
 #: matches (a trick is useful only until its hand ends), small enough that a long run does not
-#: keep megabytes of finished tricks (issue 10 item 15)
+#: keep megabytes of finished tricks
 _TRICK_CACHE_MAX = 2048
 
 

@@ -1,4 +1,4 @@
-"""One vocabulary for the columns of every ratings and standings output (issue 10 items 17, 18).
+"""One vocabulary for the columns of every ratings and standings output.
 
 A column has one key (the CSV header and the JSON key, everywhere: ``standings.{csv,json}``,
 ``arena ratings --format csv|json``), one header for tables meant to be read

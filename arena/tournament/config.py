@@ -30,7 +30,7 @@ Example (see ``examples/sample.toml``)::
     tls_key = "server.key"
     client_ca = "clients-ca.pem"    # optional: require client certificates (mutual TLS)
     tls_ca = "ca.pem"               # accepted, no effect: started bots use the Unix socket
-    [cluster]                       # where matches run (issue 15; docs: README "Ray cluster")
+    [cluster]                       # where matches run (docs: README "Ray cluster")
     backend = "local"               # or "ray" (needs the extra: pip install 'arena358[ray]')
     [sandbox]                       # see arena/sandbox/config.py
     mode = "bwrap"                  # default; "none" runs bots unisolated (trusted bots)

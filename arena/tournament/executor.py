@@ -1,4 +1,4 @@
-"""The seam between the tournament runner and where matches are played (issue 15).
+"""The seam between the tournament runner and where matches are played.
 
 The runner (``runner.py``) keeps the schedule, the store, the records, standings and progress;
 a **match executor** plays one scheduled match and hands back a :class:`PlayedMatch` (the store

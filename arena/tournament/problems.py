@@ -1,4 +1,4 @@
-"""Every problem of a tournament config, one line each (issue 10 item 16).
+"""Every problem of a tournament config, one line each.
 
 pydantic stops at a model's own checks once a field is wrong, and a first-problem message hides
 the rest (an unknown key ``nmae`` behind ``name: Field required``). Here:
@@ -209,7 +209,7 @@ def _gauntlet_problems(gauntlet: dict[str, Any], bots: list[Any]) -> list[Proble
 
 
 def _cluster_problems(data: dict[str, Any]) -> list[Problem]:
-    """Remote bots cannot join a Ray run: each worker has its own arena server (issue 15)."""
+    """Remote bots cannot join a Ray run: each worker has its own arena server."""
     cluster, bots = data.get("cluster"), data.get("bots")
     if (isinstance(cluster, dict) and cluster.get("backend") == "ray" and isinstance(bots, list)
             and any(isinstance(b, dict) and b.get("remote") is True for b in bots)):

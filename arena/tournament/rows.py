@@ -75,7 +75,7 @@ class StoredResult(_Row):
     decisions: tuple[Count, Count, Count]
     think_ms: tuple[Millis, Millis, Millis]
     record: StrictStr
-    #: per seat, the sandbox's accounting (issue 13); null in stores older than it
+    #: per seat, the sandbox's accounting; null in stores older than it
     cpu_s: tuple[Usage, Usage, Usage] | None = None
     peak_mib: tuple[Usage, Usage, Usage] | None = None
 

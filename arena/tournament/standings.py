@@ -1,4 +1,4 @@
-"""Standings: a pure fold over stored results plus the ratings module (issue 4 item 7).
+"""Standings: a pure fold over stored results plus the ratings module.
 
 Columns (the vocabulary of :mod:`arena.ratings.columns`, shared with ``arena ratings``): rank,
 bot, Elo-scale rating with its 95% interval (Plackett-Luce fit and block bootstrap,

@@ -57,8 +57,8 @@ _NONE3 = (None, None, None)
 
 #: ``PRAGMA application_id`` of a 358 Arena store: the bytes "358A"
 APPLICATION_ID = 0x33353841
-#: ``PRAGMA user_version``: the layout of the tables above. 1: issue 10's tables; 2: plus
-#: :data:`ADDED_COLUMNS` (issue 13). Older stores are upgraded on their next writable open.
+#: ``PRAGMA user_version``: the layout of the tables above. 1: the first tables; 2: plus
+#: :data:`ADDED_COLUMNS`. Older stores are upgraded on their next writable open.
 SCHEMA_VERSION = 2
 #: the columns of our tables, to recognise a store written before the identity marks
 _COLUMNS = {

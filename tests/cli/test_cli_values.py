@@ -1,5 +1,5 @@
 """Command-line values go through one validated path, the tournament config's pydantic model
-(issue 10 item 6): ``str.isdigit`` accepted ``²`` that ``int`` then rejected with a traceback.
+: ``str.isdigit`` accepted ``²`` that ``int`` then rejected with a traceback.
 Every mistake is one ``arena: error:`` line per problem and exit status 2."""
 
 from __future__ import annotations

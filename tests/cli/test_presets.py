@@ -1,4 +1,4 @@
-"""``arena presets`` (issue 10 item 19): a readable table, a meaning for every option,
+"""``arena presets``: a readable table, a meaning for every option,
 ``-`` where an option does not apply, and ``--json`` unchanged."""
 
 from __future__ import annotations

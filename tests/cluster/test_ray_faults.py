@@ -1,4 +1,4 @@
-"""The Ray backend's faults end to end (issue 15): a worker node removed mid-run; the driver
+"""The Ray backend's faults end to end: a worker node removed mid-run; the driver
 stopped with Ctrl-C, then SIGKILL, and rerun (bots shipped with working_dir). Real bot
 processes over gRPC on Ray actors; every test shuts its
 Ray instance down and checks no bot (or Ray) process is left."""

@@ -175,7 +175,7 @@ class TimeRecorder(Bot):
 
 
 def test_time_bank_requests_carry_whole_milliseconds():
-    """Issue 10 item 1: a partly used bank must still give integer ``time_ms`` (the protocol's
+    """A partly used bank must still give integer ``time_ms`` (the protocol's
     int32), shrinking by the measured overrun."""
     slow = TimeRecorder("slow", 0.03)
     play([TimeRecorder("a"), TimeRecorder("b"), slow], hand_cap=1, time_ms=10, grace_ms=50,
@@ -186,7 +186,7 @@ def test_time_bank_requests_carry_whole_milliseconds():
 
 @pytest.mark.parametrize("bad_seat", [0, 1, 2])
 def test_match_end_tells_the_recorded_placings_and_the_forfeit(bad_seat):
-    """Issue 10 item 3: MatchEnd carries the forfeit-adjusted placings (the recorded ones) and a
+    """MatchEnd carries the forfeit-adjusted placings (the recorded ones) and a
     reason naming the forfeit."""
     bots = [TimeRecorder(f"r{i}") for i in range(3)]
     bots[bad_seat] = LocalBot(ScriptedPolicy(999, set(range(1, 100))), "bad")
@@ -204,7 +204,7 @@ def test_match_end_tells_the_recorded_placings_and_the_forfeit(bad_seat):
         clean[0].ends[0].placings == res.placings
 
 
-# ----- typed faults and forfeits (issue 12 item 3) ------------------------------------------
+# ----- typed faults and forfeits ------------------------------------------
 
 def test_fault_kinds_are_the_recorded_strings():
     from arena.match import FAULT_KINDS, FaultKind

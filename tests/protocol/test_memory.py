@@ -1,4 +1,4 @@
-"""Nothing kept per match outlives the match (issue 10 item 15): after matches end (normally,
+"""Nothing kept per match outlives the match: after matches end (normally,
 with faults and rejections, several at once on one connection), every per-match structure of
 each bot connection is empty, and what is kept per connection stays bounded. Real SDK bot
 processes over gRPC. (How much memory a long run uses is measured by ``arena bench memory``,

@@ -153,7 +153,7 @@ def test_ratings_input_error_is_a_value_error():
 
 
 def test_any_object_with_the_four_attributes_is_rated_and_checked_every_time():
-    """rate() takes stored rows as they are (issue 12 item 4); remembering checked rows never
+    """rate() takes stored rows as they are; remembering checked rows never
     lets 0/1 pass for booleans or 1.0 for a place (they compare equal to True and 1)."""
     from types import SimpleNamespace
 

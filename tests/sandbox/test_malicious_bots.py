@@ -178,7 +178,7 @@ def test_attack_succeeds_without_the_sandbox(tmp_path, capfd, monkeypatch, scrip
 
 
 def test_grandchild_is_ended_without_the_sandbox_too(tmp_path, capfd) -> None:
-    """Mode "none" has no PID namespace, but the process supervisor (issue 10) still ends a
+    """Mode "none" has no PID namespace, but the process supervisor still ends a
     grandchild that left the bot's process group."""
     mark = f"{6000 + uuid.uuid4().int % 1000}.{uuid.uuid4().int % 10**6}"
     text = attack_config(tmp_path, "grandchild.py", "none", env={"GRANDCHILD_MARK": mark})
@@ -204,7 +204,7 @@ def test_per_bot_mode_overrides_the_tournament(tmp_path, capfd) -> None:
     assert all(rows[n].peak_mib is not None for n in ("attacker", "victim", "random"))
 
 
-# ----- the per-process limits and the scratch directory (issue 13) ----------------------------
+# ----- the per-process limits and the scratch directory ----------------------------
 @needs_bwrap
 @pytest.mark.parametrize("script,sandbox,env,error,limit", [
     ("open_files.py", "open_files = 64\n", {}, "Too many open files",

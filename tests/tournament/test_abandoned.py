@@ -1,4 +1,4 @@
-"""Issue 10 item 2: when one match task fails, the other running matches are cancelled and
+"""When one match task fails, the other running matches are cancelled and
 never stored (no row, no record, no "all forfeited, all 1st"); a resume plays them. End to end
 with real bot processes over gRPC."""
 

@@ -113,7 +113,7 @@ command = ["x"]
 
 
 def test_every_problem_is_listed_one_line_each(tmp_path, capsys):
-    """Issue 10 item 16: no "(and 1 more problem)": each problem on its own line, file and
+    """No "(and 1 more problem)": each problem on its own line, file and
     field first, unknown keys always shown, in the file's order."""
     path = tmp_path / "many.toml"
     path.write_text(MANY)

@@ -1,5 +1,5 @@
 """End to end over real gRPC with real bot processes: a misbehaving bot gets the right faults
-or forfeits, the tournament completes, and no bot process is left (issue 4)."""
+or forfeits, the tournament completes, and no bot process is left."""
 
 from __future__ import annotations
 

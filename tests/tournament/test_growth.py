@@ -1,4 +1,4 @@
-"""A league that grows (issue 16 part 2): bots added to an existing tournament directory play
+"""A league that grows: bots added to an existing tournament directory play
 only the matches their tables add; no stored match is replayed or dropped; changed games or
 commands are refused with what changed."""
 

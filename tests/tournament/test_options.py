@@ -1,5 +1,5 @@
-"""Every tournament config option, end to end over real gRPC with real bot processes (issue 10
-item 1: ``bank_ms > 0`` crashed the arena and only in-process bots had ever used it).
+"""Every tournament config option, end to end over real gRPC with real bot processes (an option
+only tested in-process can crash the arena: ``bank_ms > 0`` once did).
 
 Each case is a small tournament (3 bots, ``hand_cap = 1``, short times) whose config sets a
 group of options; the probe bots (``probebot.py``) report what the arena told them, and the
@@ -194,7 +194,7 @@ def faults_check(run: Run) -> None:
         rec = records[r.match_id]
         told = [e for e in ends if e["match"] == r.match_id]
         assert len(told) == 3                                      # p0 is told too
-        for e in told:                                             # issue 10 item 3
+        for e in told:
             assert e["placings"] == list(rec.result.placings) == list(r.placings)
             assert e["scores"] == list(rec.result.scores)
             assert e["reason"] == f"forfeit by seat {bad}; {rec.result.end_reason}"

@@ -1,4 +1,4 @@
-"""Bot processes over their whole life (issue 10 items 4, 7, 11): Goodbye before any signal at
+"""Bot processes over their whole life: Goodbye before any signal at
 the end, the token in the environment only, and no bot process (hung, not written with the SDK,
 not yet connected, or a child it started) outliving the arena, whatever kills it."""
 

@@ -1,4 +1,4 @@
-"""The runner's parts on their own (issue 12 item 5): the progress reporter, the output
+"""The runner's parts on their own: the progress reporter, the output
 directory (lock, sweeps, record-then-row save), the shared task patterns and the registry of
 live process groups. Fast: no bot process."""
 

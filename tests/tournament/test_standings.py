@@ -1,4 +1,4 @@
-"""Standings outputs (issue 10 items 17, 18): one column vocabulary shared with ``arena
+"""Standings outputs: one column vocabulary shared with ``arena
 ratings``, one table per CSV file, a legend under the tables, a note when the intervals rest on
 too few duplicate blocks, and plurals that agree with their numbers."""
 
@@ -37,7 +37,7 @@ def rows(blocks: int) -> list[ResultRow]:
 
 
 def test_stored_results_are_rated_as_they_are_and_standings_extend_the_report():
-    """One result type (issue 12 item 4): the store's rows go into the ratings unconverted,
+    """One result type: the store's rows go into the ratings unconverted,
     and the standings' rating columns are the report's (one tally of the counts)."""
     stored = rows(3)
     as_results = [MatchResult(r.seats, r.placings, r.block_id, r.forfeited) for r in stored]

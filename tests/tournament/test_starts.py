@@ -1,4 +1,4 @@
-"""Bots that do not start or do not come (issue 10 items 8, 9, 10): ``arena play`` fails with
+"""Bots that do not start or do not come: ``arena play`` fails with
 the start error, a remote bot that never joins is "did not connect" and its matches are left
 for a later run, and both limits mean "when the count reaches N"."""
 

@@ -1,5 +1,5 @@
-"""The results store: it refuses SQLite files that are not 358 Arena stores (issue 10 item 14)
-and validates every row it reads (item 5); both as one-line errors from the CLI."""
+"""The results store: it refuses SQLite files that are not 358 Arena stores
+and validates every row it reads; both as one-line errors from the CLI."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def one_error_line(capsys) -> str:
     return err
 
 
-# ----- identity (item 14) --------------------------------------------------------------------
+# ----- identity -----------------------------------------------------------------------------
 def test_new_store_is_marked(tmp_path):
     fake_store(tmp_path / "results.sqlite")
     con = sqlite3.connect(tmp_path / "results.sqlite")
@@ -131,7 +131,7 @@ def test_empty_file_becomes_a_store(tmp_path):
         assert store.results() == []
 
 
-# ----- row validation (item 5) ---------------------------------------------------------------
+# ----- row validation ------------------------------------------------------------------------
 DAMAGE = [
     ("placings", "'[1,2]'", "placings is '[1,2]', expected 3 places, each 1 to 3"),
     ("placings", "'[1,2,4]'", "expected 3 places, each 1 to 3"),
