@@ -17,7 +17,6 @@ printed).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import secrets
 import shlex
@@ -30,9 +29,7 @@ from typing import TYPE_CHECKING
 from ..errors import UserError
 
 if TYPE_CHECKING:
-    from ..conformance.harness import BotStream, CheckServer
     from ..conformance.suite import SuiteReport
-    from ..sandbox import Launcher
     from ..sandbox.config import SandboxConfig
 
 
@@ -139,114 +136,43 @@ def _sandbox(args: argparse.Namespace) -> SandboxConfig:
 
 async def _check(args: argparse.Namespace, argv: list[str], presets: list[str],
                  log_path: Path, sandbox: SandboxConfig | None) -> SuiteReport:
+    if argv and sandbox is not None:      # started as a tournament starts it
+        from ..tournament.checkbot import check_started_bot
+        from ..tournament.config import BotEntry
+
+        def say(text: str) -> None:
+            print(f"arena: {text}", file=sys.stderr, flush=True)
+        return await check_started_bot(
+            BotEntry(name="checked-bot", command=argv), presets, sandbox=sandbox,
+            log_path=log_path, time_ms=args.time_ms, grace_ms=args.grace_ms,
+            register_timeout_s=args.register_timeout, label=args.bot, on_event=say)
+    return await _check_remote(args, presets)
+
+
+async def _check_remote(args: argparse.Namespace, presets: list[str]) -> SuiteReport:
+    """``--remote``: wait on ``--bind`` for a bot started elsewhere, then run the suite."""
     from ..conformance.harness import CheckServer
     from ..conformance.suite import CheckResult, SuiteReport, run_suite
     from ..protocol.errors import ServerStartError
-    from ..sandbox import SocketDir
-    from ..tournament.local import server_address
+    from ..tournament.checkbot import registered
+    from ..tournament.local import close_transport, server_address
     token = args.token or secrets.token_hex(16)
-    sockdir = SocketDir() if argv else None    # a started bot dials the Unix socket only
-    server = CheckServer(None if sockdir else args.bind, token,
-                         unix_socket=sockdir.socket if sockdir else None)
+    server = CheckServer(args.bind, token)
     try:
         port = await server.start()
     except ServerStartError as exc:
-        if sockdir is not None:
-            sockdir.close()
         raise UserError(str(exc)) from None
-    address = f"unix:{sockdir.socket}" if sockdir else server_address(args.bind, port)
-    proc = None
-    launcher: Launcher | None = None
-    label = args.bot or f"a remote bot at {address}"
+    address = server_address(args.bind, port)
+    label = f"a remote bot at {address}"
     try:
-        if argv and sandbox is not None:
-            launcher, proc = await _spawn(argv, address, token, log_path, sandbox)
-        else:
-            # the token in the environment: a --token argument is readable in /proc
-            print(f"arena: waiting for the bot: start it with ARENA_TOKEN={token} in its "
-                  f"environment and --arena {address}", file=sys.stderr, flush=True)
-        stream = await _registered(server, proc, args.register_timeout)
+        # the token in the environment: a --token argument is readable in /proc
+        print(f"arena: waiting for the bot: start it with ARENA_TOKEN={token} in its "
+              f"environment and --arena {address}", file=sys.stderr, flush=True)
+        stream = await registered(server, None, args.register_timeout)
         if stream is None:
-            return SuiteReport(label, [CheckResult("register", "FAIL", _no_bot(
-                proc, log_path, args.register_timeout))])
-
-        async def wait_exit(timeout_s: float) -> int | None:
-            if proc is None:
-                return None
-            try:
-                return await asyncio.wait_for(proc.wait(), timeout_s)
-            except TimeoutError:
-                return None
+            return SuiteReport(label, [CheckResult(
+                "register", "FAIL", f"no bot registered within {args.register_timeout:g} s")])
         return await run_suite(stream, presets, time_ms=args.time_ms, grace_ms=args.grace_ms,
-                               bot=label, wait_exit=wait_exit if proc else None)
+                               bot=label)
     finally:
-        from ..tournament.local import close_transport
-        try:
-            if proc is not None and proc.returncode is None:
-                from ..processes.spawn import terminate
-                await terminate(proc)
-        finally:
-            await close_transport(launcher, server, sockdir)
-
-
-async def _registered(server: CheckServer, proc: asyncio.subprocess.Process | None,
-                      timeout_s: float) -> BotStream | None:
-    """The bot's stream once it registered; None when it did not within ``timeout_s`` (or
-    the started bot ``proc`` exited first)."""
-    if proc is not None:
-        registered = asyncio.ensure_future(server.wait_for_bot(timeout_s))
-        exited = asyncio.ensure_future(proc.wait())
-        await asyncio.wait({registered, exited}, return_when=asyncio.FIRST_COMPLETED)
-        for fut in (registered, exited):
-            if not fut.done():
-                fut.cancel()
-        if registered.done() and not registered.cancelled() and registered.exception() is None:
-            return registered.result()
-    try:
-        return await server.wait_for_bot(0.1 if proc else timeout_s)
-    except TimeoutError:
-        return None
-
-
-async def _spawn(argv: list[str], address: str, token: str, log_path: Path,
-                 sandbox: SandboxConfig) -> tuple[Launcher, asyncio.subprocess.Process]:
-    """Start the bot as the tournament's bot pool does: its argv with ``--arena``, the token
-    in ``ARENA_TOKEN`` only, under its supervisor, in ``sandbox``'s mode (the sandbox binds
-    the Unix socket of ``address`` and hides the log's directory)."""
-    from ..sandbox import Launcher
-    from ..sandbox.which import SandboxUnavailable
-    from ..tournament.config import BotEntry
-    from ..processes.pool import bot_argv
-    from ..processes.spawn import spawn
-    entry = BotEntry(name="checked-bot", command=argv)
-    socket = address.removeprefix("unix:")
-
-    def say(text: str) -> None:
-        print(f"arena: {text}", file=sys.stderr, flush=True)
-    try:
-        launcher = Launcher(sandbox, [entry], socket=socket, hide=[log_path.parent],
-                            on_event=say)
-    except SandboxUnavailable as exc:
-        raise UserError(f"--sandbox bwrap: {exc} (--sandbox none checks a trusted bot "
-                        "unsandboxed)") from None
-    env = {**os.environ, "ARENA_ADDRESS": address, "ARENA_TOKEN": token}
-    launch = launcher.prepare(entry, bot_argv(entry, address, token), env)
-    try:
-        with open(log_path, "ab") as log:
-            proc = await spawn(launch.argv, env=launch.env, cwd=launch.cwd,
-                               log_file=log.fileno(), preexec=launch.preexec)
-    except OSError as exc:
-        await launcher.close()
-        raise UserError(f"cannot start the bot {argv[0]!r}: {exc.strerror or exc}") from None
-    launcher.started(entry.name, proc, log_path, launch.cgroup)
-    return launcher, proc
-
-
-def _no_bot(proc: asyncio.subprocess.Process | None, log_path: Path, timeout_s: float) -> str:
-    from ..processes.pool import last_log_line
-    from ..processes.spawn import describe_exit
-    if proc is not None and proc.returncode is not None:
-        last = last_log_line(log_path)
-        return f"the bot ended ({describe_exit(proc.returncode)}) before registering" + \
-            (f" ({last})" if last else "")
-    return f"no bot registered within {timeout_s:g} s"
+        await close_transport(None, server, None)
