@@ -35,12 +35,14 @@ COMMAND_MODULES = (
     "arena.commands.bench",     # benchmarks
     "arena.commands.presets",   # list rule presets
     "arena.commands.proto",     # the bot protocol's .proto
+    "arena.commands.league",    # a league: init, invite, revoke, serve
+    "arena.commands.submit",    # send a bot to a league
 )
 
 
 #: commands that hold many descriptors (bots' pipes, the page's connections): they raise the
 #: soft RLIMIT_NOFILE to the hard limit at start
-MANY_FILES = frozenset(("run", "serve", "gauntlet"))
+MANY_FILES = frozenset(("run", "serve", "gauntlet", "league"))
 
 
 def raise_open_file_limit() -> tuple[int, int] | None:

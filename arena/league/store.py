@@ -10,10 +10,11 @@ change).
 - ``league_participants(name, token_sha256, created_at, revoked_at)``: a participant's API
   token is stored as its SHA-256 only (tokens are 256 random bits: a fast hash is enough).
 - ``league_submissions(id, owner, bot, digest, size, remote, state, reason, report, version,
-  bot_token_sha256, created_at, updated_at)``: one row per (owner, content digest), so a
-  submission is stored once however often it is sent. ``state`` is one of :data:`STATES`;
-  ``version`` is set when it becomes active (the owner's accepted submissions of that bot,
-  counted from 1).
+  bot_token, created_at, updated_at)``: one row per (owner, content digest), so a submission is
+  stored once however often it is sent. ``state`` is one of :data:`STATES`; ``version`` is set
+  when it becomes active (the owner's accepted submissions of that bot, counted from 1);
+  ``bot_token``: a remote version's connection token (the arena must present it to its gRPC
+  server, as a tournament config's ``token`` of a remote bot; the store is its owner's only).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ CREATE TABLE IF NOT EXISTS league_submissions (
     id INTEGER PRIMARY KEY AUTOINCREMENT, owner TEXT NOT NULL REFERENCES
     league_participants(name), bot TEXT NOT NULL, digest TEXT NOT NULL, size INTEGER NOT NULL,
     remote INTEGER NOT NULL, state TEXT NOT NULL, reason TEXT, report TEXT, version INTEGER,
-    bot_token_sha256 TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+    bot_token TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
     UNIQUE (owner, digest));
 """
 
@@ -76,12 +77,13 @@ class LeagueStore(Protocol):
     def submission(self, sid: int) -> Submission | None: ...
     def submissions(self, owner: str | None = None) -> list[Submission]: ...
     def set_state(self, sid: int, state: str, *, reason: str | None = None,
-                  report: str | None = None, bot_token_sha256: str | None = None
+                  report: str | None = None, bot_token: str | None = None
                   ) -> Submission: ...
     def activate(self, sid: int, keep_active: int) -> Submission: ...
     def next_queued(self) -> Submission | None: ...
     def submitted_since(self, owner: str, hours: float) -> int: ...
     def active(self) -> list[Submission]: ...
+    def bot_token(self, sid: int) -> str | None: ...
 
 
 def _now() -> str:
@@ -172,7 +174,7 @@ class SqliteLeagueStore:
         return [_row(r) for r in rows]
 
     def set_state(self, sid: int, state: str, *, reason: str | None = None,
-                  report: str | None = None, bot_token_sha256: str | None = None
+                  report: str | None = None, bot_token: str | None = None
                   ) -> Submission:
         """Move a submission to ``state`` (one of :data:`STATES`) with its reason / report.
 
@@ -184,9 +186,9 @@ class SqliteLeagueStore:
         with self.db:
             cur = self.db.execute(
                 "UPDATE league_submissions SET state = ?, reason = COALESCE(?, reason), "
-                "report = COALESCE(?, report), bot_token_sha256 = COALESCE(?, "
-                "bot_token_sha256), updated_at = ? WHERE id = ?",
-                (state, reason, report, bot_token_sha256, _now(), sid))
+                "report = COALESCE(?, report), bot_token = COALESCE(?, bot_token), "
+                "updated_at = ? WHERE id = ?",
+                (state, reason, report, bot_token, _now(), sid))
         sub = self.submission(sid)
         if cur.rowcount != 1 or sub is None:
             raise KeyError(sid)
@@ -239,6 +241,13 @@ class SqliteLeagueStore:
         """The active versions, oldest first: the league's roster."""
         return [_row(r) for r in self.db.execute(
             f"SELECT {_COLS} FROM league_submissions WHERE state = 'active' ORDER BY id")]
+
+
+    def bot_token(self, sid: int) -> str | None:
+        """A remote version's connection token (None: not remote)."""
+        row = self.db.execute("SELECT bot_token FROM league_submissions WHERE id = ?",
+                              (sid,)).fetchone()
+        return str(row[0]) if row and row[0] else None
 
 
 _COLS = ("id, owner, bot, digest, size, remote, state, reason, report, version, created_at, "

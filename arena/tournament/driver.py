@@ -77,9 +77,10 @@ class Strategy(Protocol, Generic[_Outcome_co]):
             StoreError, GrowthError: the directory holds another tournament."""
 
     def begin(self, store: Store, procs: ProcessTable, pending: list[ScheduledMatch],
-              report: Reporter) -> bool:
-        """Called once the store is checked, with its pending matches: whether to play at
-        all (report the run's start here)."""
+              report: Reporter) -> list[ScheduledMatch] | None:
+        """Called once the store is checked, with its pending matches: the matches to queue
+        first (more may come from :meth:`refill`), or None to play nothing (report the run's
+        start here)."""
 
     def executor_config(self) -> TournamentConfig:
         """The config the executor starts its bots from (the gauntlet adds a twin)."""
@@ -155,11 +156,12 @@ async def drive(strategy: Strategy[_Outcome], cfg: TournamentConfig, out: Path,
         pending = store.pending()
         sweep_unfinished_records(out, pending)
         tally = Tally()
-        if strategy.begin(store, procs, pending, report):
+        queue = strategy.begin(store, procs, pending, report)
+        if queue is not None:
             executor = make(strategy.executor_config(), out, report, procs, events,
-                            strategy.lobby(store, pending))
+                            strategy.lobby(store, queue))
             try:
-                await _play(strategy, cfg, out, store, executor, pending, tally, report,
+                await _play(strategy, cfg, out, store, executor, queue, tally, report,
                             on_match, events)
             finally:
                 tally.disqualified = tuple(executor.disqualifications)

@@ -149,7 +149,7 @@ class Gauntlet:
         store.init_schedule(fingerprint(self.cfg), self.cfg.tournament.name, self.plan)
 
     def begin(self, store: Store, procs: ProcessTable, pending: list[ScheduledMatch],
-              report: Reporter) -> bool:
+              report: Reporter) -> list[ScheduledMatch] | None:
         g = self.g
         self.test = test = _Test(self.cfg, self.plan, procs)
         rows = store.results()
@@ -158,7 +158,7 @@ class Gauntlet:
         self.say(report, f"gauntlet {g.candidate} vs {', '.join(self.field)}: elo0 "
                  f"{g.elo0:g}, elo1 {g.elo1:g}, alpha {g.alpha:g}, beta {g.beta:g}, at most "
                  f"{g.max_blocks} blocks")
-        return bool(pending) and not self.done()
+        return pending if pending and not self.done() else None
 
     def executor_config(self) -> TournamentConfig:
         # the gauntlet's bots: with the twin of a one-bot field

@@ -124,6 +124,9 @@ class LocalExecutor:
         self.on_warning = on_warning or on_event
         self.tracker = tracker
         self.events = events
+        #: the live views show no card nor choice: the tournament has a remote bot (its owner
+        #: can watch the page), or whoever made this executor says so (a league)
+        self.hide_cards = any(b.remote for b in cfg.bots)
         self.slots = slots or cfg.tournament.concurrency
         self.bind = bind or cfg.server.bind
         self.server: ArenaServer | None = None
@@ -187,7 +190,7 @@ class LocalExecutor:
         if absent:
             raise MatchDeferred(m.match_id, absent)
         result, usage = await _play_one(self.cfg, self.rules, m, self.pool, self.launcher,
-                                        self.events)
+                                        self.hide_cards, self.events)
         return await asyncio.to_thread(played_from_result, m, result, usage)
 
     async def close(self) -> None:
@@ -292,7 +295,8 @@ async def _died(proc: asyncio.subprocess.Process, log: Path | None) -> str | Non
 
 
 async def _play_one(cfg: TournamentConfig, rules: RulesConfig, m: ScheduledMatch,
-                    pool: BotPool, launcher: Launcher, events: EventSink | None = None
+                    pool: BotPool, launcher: Launcher, hide_cards: bool,
+                    events: EventSink | None = None
                     ) -> tuple[MatchOutcome, list[Usage | None]]:
     spec = MatchSpec(match_id=m.match_id, cfg=rules, seed=m.seed,
                      time_ms=cfg.time.per_decision_ms, grace_ms=cfg.time.grace_ms,
@@ -311,7 +315,7 @@ async def _play_one(cfg: TournamentConfig, rules: RulesConfig, m: ScheduledMatch
         # remote bot (its owner can watch the page) the events show no card (arena/events.py)
         hook = decision_hook(events, m.match_id, m.seats,
                              replica=lambda: MatchState.new(spec.cfg, spec.seed, spec.deals),
-                             hide_cards=any(b.remote for b in cfg.bots))
+                             hide_cards=hide_cards)
         bots = [bot for _, _, bot in leased]
         try:
             result = await (run_match(spec, bots) if hook is None else

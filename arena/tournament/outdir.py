@@ -63,12 +63,28 @@ def lock_out_dir(out: Path) -> int:
 
 @contextmanager
 def out_dir_lock(out: Path) -> Iterator[None]:
-    """:func:`lock_out_dir` for the duration of a ``with`` block. Raises OutDirError."""
+    """:func:`lock_out_dir` for the duration of a ``with`` block. Reentrant within this
+    process (the league service holds its directory while the tournament driver runs one
+    generation of its roster after another in it). Raises OutDirError."""
+    key = os.path.realpath(out)
+    if key in _HELD:
+        _HELD[key] += 1
+        try:
+            yield
+        finally:
+            _HELD[key] -= 1
+        return
     fd = lock_out_dir(out)
+    _HELD[key] = 1
     try:
         yield
     finally:
+        del _HELD[key]
         os.close(fd)   # releases the lock
+
+
+#: directories this process holds the lock of (realpath -> how many holders)
+_HELD: dict[str, int] = {}
 
 
 def prepare_out_dir(out: Path) -> None:

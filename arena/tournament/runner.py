@@ -70,7 +70,7 @@ class RoundRobin:
             report(Notice(f"arena: {growth.summary()}"))
 
     def begin(self, store: Store, procs: ProcessTable, pending: list[ScheduledMatch],
-              report: Reporter) -> bool:
+              report: Reporter) -> list[ScheduledMatch] | None:
         # schedule = "adaptive": the blocks after the first round come as slots free
         if self.cfg.tournament.schedule == "adaptive":
             self.adaptive = AdaptiveSchedule(self.cfg, store)
@@ -78,7 +78,7 @@ class RoundRobin:
         self.scheduled = (self.adaptive.total_matches if self.adaptive
                           else store.scheduled_count())
         report(RunStarted(self.scheduled, self.done_before))
-        return bool(pending) or self.done_before < self.scheduled
+        return pending if pending or self.done_before < self.scheduled else None
 
     def executor_config(self) -> TournamentConfig:
         return self.cfg

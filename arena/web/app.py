@@ -34,14 +34,14 @@ import json
 import socket
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 from starlette.types import Receive, Scope, Send
 
 from ..events import (CLOSED, RESYNC, DecisionsApplied, EventBus, MatchFinished, MatchStarted,
@@ -226,11 +226,13 @@ class _CountedStream(StreamingResponse):
 
 
 def create_app(state: LiveState, bus: EventBus, *, live: bool, caps: Caps | None = None,
-               refusals: Refusals | None = None) -> Starlette:
+               refusals: Refusals | None = None,
+               extra: Sequence[BaseRoute] = ()) -> Starlette:
     """The app over ``state`` (kept fresh by :func:`keep_fresh`); ``live``: a running arena
     publishes to ``bus`` (matches in flight are shown). ``caps``: the event-stream caps
     (default :func:`arena.web.guard.caps_for` this process's descriptor limit); refusals are
-    counted in ``refusals`` (kept in ``app.state`` for :class:`WebServer`)."""
+    counted in ``refusals`` (kept in ``app.state`` for :class:`WebServer`). ``extra``: more
+    routes (the league's API and pages, :mod:`arena.league.api`)."""
     caps = caps or caps_for()
     refusals = refusals or Refusals()
     streams = _StreamCount(caps, refusals)
@@ -299,7 +301,7 @@ def create_app(state: LiveState, bus: EventBus, *, live: bool, caps: Caps | None
                             Route("/favicon.ico", favicon),
                             Route("/events", events),
                             Route("/live/{match_id:str}", solo),
-                            Route("/replay/{match_id:str}", replay)])
+                            Route("/replay/{match_id:str}", replay), *extra])
     app.state.caps, app.state.refusals = caps, refusals
     return app
 

@@ -1,0 +1,403 @@
+"""The league service: one process that takes submissions, checks them, and plays the league's
+matches for as long as it runs (``arena league serve DIR``; docs/league.md).
+
+A league directory::
+
+    DIR/league.toml           the league's config (copied by ``arena league init``)
+    DIR/results.sqlite        the store: the tournament's schedule and results, participants,
+                              submissions, versions (:mod:`.store`), the secret deal key
+    DIR/archives/, DIR/bots/  submitted archives and their unpacked bots, by content
+                              (:mod:`.archive`)
+    DIR/records/, logs/, live/, arena.log   as for a tournament (docs/records.md)
+
+Three tasks share one event loop:
+
+- the **HTTP API and the page** (:mod:`.api`: submissions, standings, a page per bot; the live
+  page of :mod:`arena.web` at ``/``);
+- the **checker**: each queued submission in turn, in the sandbox (:mod:`.checker`); a pass
+  becomes its bot's next version (older ones retire beyond ``versions_kept``), a failure is
+  rejected with its report;
+- the **scheduler**: the tournament driver (:mod:`arena.tournament.driver`) with the
+  :class:`~.strategy.League` strategy over the roster active now; when the roster changes, the
+  blocks in flight finish and the next generation starts with the new roster.
+
+SIGTERM / SIGINT stop it cleanly (matches in flight are not stored and are played again); a
+``kill -9`` loses nothing stored (each match and each submission is written whole or not at
+all), and ``serve`` again resumes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import UserError
+from ..events import EventBus
+from ..tournament.config import TournamentConfig
+from ..tournament.driver import ExecutorFactory, drive, local_executor
+from ..tournament.outdir import out_dir_lock
+from ..tournament.reporter import ConsoleReporter
+from . import tokens
+from .archive import ArchiveError, Inspected, inspect, store
+from .checker import check_submission, entry_for
+from .config import LeagueConfig, load_league_config
+from .manifest import NAME, Manifest, ManifestError, parse_manifest
+from .store import SqliteLeagueStore, Submission
+from .strategy import League
+
+log = logging.getLogger("arena.league")
+
+#: the league's config file inside its directory
+CONFIG_NAME = "league.toml"
+#: seconds the scheduler rests after a generation that played nothing (no table can play)
+IDLE_S = 2.0
+
+
+class LeagueError(UserError):
+    """A league request that cannot be met (its message is the answer's reason)."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def init_league(directory: Path, config: Path) -> LeagueConfig:
+    """Make ``directory`` a league (its config copied in, its store and deal key made).
+
+    Raises:
+        LeagueConfigError: the config is invalid. UserError: the directory holds a league
+            or a tournament already, or cannot be created.
+    """
+    cfg = load_league_config(config)
+    if (directory / CONFIG_NAME).exists() or (directory / "results.sqlite").exists():
+        raise UserError(f"{directory} holds a league or a tournament already")
+    try:
+        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        shutil.copyfile(config, directory / CONFIG_NAME)
+    except OSError as exc:
+        raise UserError(f"cannot make the league {directory}: {exc.strerror or exc}") from None
+    st = SqliteLeagueStore.open(directory)
+    try:
+        st.store.deal_key()
+        st.store.set_meta({"name": cfg.tournament.name, "kind": "league"})
+    finally:
+        st.close()
+    return cfg
+
+
+def open_league(directory: Path) -> tuple[LeagueConfig, SqliteLeagueStore]:
+    """The league of ``directory``: its config and store.
+
+    Raises:
+        UserError: not a league directory. LeagueConfigError: its config is invalid.
+    """
+    if not (directory / CONFIG_NAME).is_file():
+        raise UserError(f"{directory} is not a league (no {CONFIG_NAME}: arena league init "
+                        f"{directory} --config league.toml)")
+    return load_league_config(directory / CONFIG_NAME), SqliteLeagueStore.open(directory)
+
+
+def invite(directory: Path, name: str) -> str:
+    """Add participant ``name``; its API token (shown once, stored hashed).
+
+    Raises:
+        UserError: a bad name, or taken.
+    """
+    if not NAME.match(name):
+        raise UserError(f"participant {name!r}: 1-40 letters, digits, '-', '_' or '.'")
+    _, st = open_league(directory)
+    token = tokens.new_token()
+    try:
+        st.add_participant(name, tokens.digest(token))
+    except Exception as exc:
+        if "UNIQUE" in str(exc):
+            raise UserError(f"participant {name!r} exists already") from None
+        raise
+    finally:
+        st.close()
+    return token
+
+
+def revoke(directory: Path, name: str) -> None:
+    """Revoke participant ``name``'s token (its active versions go on playing).
+
+    Raises:
+        UserError: no such participant, or revoked already.
+    """
+    _, st = open_league(directory)
+    try:
+        if not st.revoke(name):
+            raise UserError(f"no participant {name!r} with a valid token")
+    finally:
+        st.close()
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """A submission as stored: its row, whether it is new, and a remote version's connection
+    token (shown once)."""
+
+    submission: Submission
+    new: bool
+    bot_token: str | None = None
+
+
+class LeagueService:
+    """The league of ``directory`` (see the module docstring).
+
+    Args:
+        executors: the executor factory (default: this process's; ``--ray``: the cluster's).
+        on_event: one-line news (checks, versions, generations).
+    """
+
+    def __init__(self, directory: Path, *, executors: ExecutorFactory | None = None,
+                 on_event: Callable[[str], None] = lambda text: None) -> None:
+        self.dir = directory
+        self.cfg, self.st = open_league(directory)
+        self.executors = executors or local_executor
+        self.on_event = on_event
+        self.bus = EventBus()
+        self.changed = asyncio.Event()      # the roster changed
+        self.queued = asyncio.Event()       # a submission waits for its check
+        self.stopping = asyncio.Event()
+        self.executor: Any = None           # the current generation's executor
+        self.generations = 0
+
+    # ----- submissions (the API calls these) -------------------------------------------------
+    def participant(self, token: str | None) -> str:
+        """The participant a token belongs to.
+
+        Raises:
+            LeagueError: no token (401) or a wrong or revoked one (403)."""
+        if not token:
+            raise LeagueError("no token: send Authorization: Bearer TOKEN", 401)
+        name = self.st.participant(tokens.digest(token))
+        if name is None:
+            raise LeagueError("this token is not a participant's (wrong or revoked)", 403)
+        return name
+
+    def unpack(self, data: bytes) -> tuple[Inspected, Manifest]:
+        """Check an archive and its manifest, and store it (content-addressed, written whole,
+        once). CPU and disk only, no store: run it in a worker thread.
+
+        Raises:
+            LeagueError: a refused archive or manifest (400).
+        """
+        lg = self.cfg.league
+        try:
+            checked = inspect(data, max_bytes=lg.max_upload_mib << 20,
+                              max_unpacked_bytes=lg.max_unpacked_mib << 20,
+                              max_files=lg.max_files)
+            manifest = parse_manifest(checked.manifest)
+        except (ArchiveError, ManifestError) as exc:
+            raise LeagueError(str(exc)) from None
+        store(self.dir, data, checked)
+        return checked, manifest
+
+    def accept(self, owner: str, checked: Inspected, manifest: Manifest, size: int,
+               name: str | None = None) -> Accepted:
+        """Record an unpacked archive from ``owner`` as a submission (stored once; queued for
+        its check, or a remote version activated at once). On the event loop's thread (the
+        store's connection lives there).
+
+        Raises:
+            LeagueError: a bad bot name (400), over a quota (429).
+        """
+        lg = self.cfg.league
+        bot = name or manifest.name
+        if not NAME.match(bot):
+            raise LeagueError(f"bot name {bot!r}: 1-40 letters, digits, '-', '_' or '.'")
+        earlier = [s for s in self.st.submissions(owner) if s.digest == checked.sha256]
+        if earlier:                       # the same files again: the same submission
+            return Accepted(earlier[0], False)
+        if self.st.submitted_since(owner, 24) >= lg.submissions_per_day:
+            raise LeagueError(f"quota: {lg.submissions_per_day} submissions in 24 hours", 429)
+        active = {s.bot for s in self.st.active() if s.owner == owner}
+        if bot not in active and len(active) >= lg.bots_per_participant:
+            raise LeagueError(f"quota: {lg.bots_per_participant} active bots per "
+                              f"participant ({', '.join(sorted(active))})", 429)
+        sub, new = self.st.add_submission(owner, bot, checked.sha256, size, manifest.remote)
+        token = None
+        if manifest.remote and new:         # nothing to check: it connects with its token
+            token = tokens.new_token()
+            sub = self.st.set_state(sub.id, "checking", reason=None, bot_token=token)
+            sub = self._activate(sub)
+        elif new:
+            self.queued.set()
+        log.info("submission %d from %s: %s (%s bytes)%s", sub.id, owner, bot, size,
+                 "" if new else ", stored before")
+        return Accepted(sub, new, token)
+
+    def _activate(self, sub: Submission) -> Submission:
+        done = self.st.activate(sub.id, self.cfg.league.versions_kept)
+        self.on_event(f"{done.full_name} is active")
+        self.changed.set()
+        return done
+
+    def manifest_of(self, sub: Submission) -> Any:
+        """A submission's parsed manifest (from its unpacked directory)."""
+        return parse_manifest((self.dir / "bots" / sub.digest / "bot.toml").read_text())
+
+    # ----- the checker -----------------------------------------------------------------------
+    async def check_loop(self) -> None:
+        """Check queued submissions one at a time until stopped."""
+        while not self.stopping.is_set():
+            sub = self.st.next_queued()
+            if sub is None:
+                self.queued.clear()
+                await _either(self.queued, self.stopping)
+                continue
+            self.st.set_state(sub.id, "checking")
+            self.on_event(f"checking submission {sub.id} ({sub.owner}/{sub.bot})")
+            try:
+                verdict = await check_submission(
+                    self.cfg, self.manifest_of(sub), self.dir / "bots" / sub.digest,
+                    hide=[self.dir / "results.sqlite", self.dir / "archives",
+                          self.dir / "records", self.dir / "logs", self.dir / CONFIG_NAME])
+            except UserError as exc:          # no sandbox here: nothing is run
+                self.st.set_state(sub.id, "queued", reason=str(exc))
+                self.on_event(f"cannot check submission {sub.id}: {exc}")
+                await _either(self.stopping, asyncio.Event(), timeout_s=30)
+                continue
+            if verdict.passed:
+                self.st.set_state(sub.id, "checking", report=verdict.report)
+                self._activate(sub)
+            else:
+                self.st.set_state(sub.id, "rejected", reason=verdict.reason,
+                                  report=verdict.report)
+                self.on_event(f"submission {sub.id} rejected: {verdict.reason}")
+
+    # ----- the scheduler ---------------------------------------------------------------------
+    def roster_config(self) -> TournamentConfig | None:
+        """The tournament config of the active versions (None: fewer than 3)."""
+        bots: list[dict[str, Any]] = []
+        for sub in self.st.active():
+            name = sub.full_name or ""
+            if sub.remote:
+                bots.append({"name": name, "remote": True, "token": self.st.bot_token(sub.id)})
+            else:
+                bots.append(entry_for(name, self.manifest_of(sub),
+                                      self.dir / "bots" / sub.digest))
+        if len(bots) < 3:
+            return None
+        return self.cfg.tournament_config(bots)
+
+    def _online(self, name: str) -> bool:
+        ex = self.executor
+        remote = {b.name for b in (ex.cfg.bots if ex is not None else []) if b.remote}
+        if name not in remote:
+            return True
+        server = getattr(ex, "server", None)
+        return server is not None and any(b.name == name and b.alive
+                                          for b in server.bots.values())
+
+    def _make(self, cfg: TournamentConfig, out: Path, report: Any, tracker: Any,
+              events: Any, lobby: Any) -> Any:
+        self.executor = self.executors(cfg, out, report, tracker, events, lobby)
+        return self.executor
+
+    async def schedule_loop(self) -> None:
+        """Play generation after generation until stopped (see the module docstring)."""
+        report = ConsoleReporter(False)
+        while not self.stopping.is_set():
+            self.changed.clear()
+            cfg = self.roster_config()
+            if cfg is None:
+                await _either(self.changed, self.stopping)
+                continue
+            self.generations += 1
+            strategy = League(cfg, first_blocks=self.cfg.league.first_blocks,
+                              online=self._online, changed=self.changed,
+                              stopping=self.stopping)
+            self.on_event(f"generation {self.generations}: {len(cfg.bots)} bots")
+            tally = await drive(strategy, cfg, self.dir, report, executors=self._make,
+                                events=self.bus.publish)
+            self.executor = None
+            if not tally.played and not self.changed.is_set():
+                await _either(self.changed, self.stopping, timeout_s=IDLE_S)
+
+    async def run(self) -> None:
+        """The checker and the scheduler, until :meth:`stop`."""
+        with out_dir_lock(self.dir):
+            tasks = [asyncio.create_task(self.check_loop()),
+                     asyncio.create_task(self.schedule_loop())]
+            try:
+                done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+                for t in done:
+                    t.result()
+            finally:
+                self.stopping.set()
+                for t in tasks:
+                    t.cancel()
+                for t in tasks:
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await t
+
+    def stop(self) -> None:
+        """No new check or match; :meth:`run` returns once what runs has ended."""
+        self.stopping.set()
+
+    def close(self) -> None:
+        self.st.close()
+
+
+async def _either(a: asyncio.Event, b: asyncio.Event, timeout_s: float | None = None) -> None:
+    """Wait for ``a`` or ``b`` (or ``timeout_s`` seconds)."""
+    waits = [asyncio.ensure_future(a.wait()), asyncio.ensure_future(b.wait())]
+    try:
+        await asyncio.wait(waits, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for w in waits:
+            w.cancel()
+
+
+__all__ = ["Accepted", "Inspected", "LeagueError", "LeagueService", "init_league", "invite",
+           "open_league", "revoke"]
+
+
+async def serve(directory: Path, host: str, port: int, *,
+                executors: ExecutorFactory | None = None,
+                on_event: Callable[[str], None] = lambda text: None,
+                ready: Callable[[str], None] = lambda url: None) -> None:
+    """``arena league serve``: the league's HTTP API, its pages and the live page on
+    ``host:port``, the checker and the scheduler, until cancelled (SIGTERM / SIGINT in the
+    CLI). ``ready`` gets the page's URL once it listens.
+
+    Raises:
+        UserError: not a league directory, another process serves it, or the address cannot
+            be bound.
+    """
+    from ..web.app import WebServer, create_app, keep_fresh
+    from ..web.state import LiveState
+    from .api import routes
+    service = LeagueService(directory, executors=executors, on_event=on_event)
+    try:
+        with out_dir_lock(directory):
+            # a league is public and anyone may be a remote bot's owner: the live views of
+            # matches in flight show no card nor choice (docs/security.md)
+            state = LiveState(directory, (), True)
+            await asyncio.to_thread(state.refresh)
+            service.bus.listen(state.on_event)
+            app = create_app(state, service.bus, live=True, extra=routes(service, state))
+            server = WebServer(app, host, port)
+            try:
+                await server.start()
+            except OSError as exc:
+                raise UserError(f"--host/--port: cannot listen on {host}:{port}: "
+                                f"{exc.strerror or exc}") from None
+            fresh = asyncio.create_task(keep_fresh(state, service.bus, poll_s=1.0))
+            ready(server.url)
+            try:
+                await service.run()
+            finally:
+                fresh.cancel()
+                service.bus.close()
+                await asyncio.shield(server.stop())
+    finally:
+        service.close()
