@@ -41,7 +41,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow, needs_bwrap]
 
 SECRET = "operator-secret-3b9e"
 #: the arena files a bot must not be able to change (its process supervisor runs as the arena)
-ARENA_CODE = [Path(arena.__file__).parent / "tournament" / "supervisor.py",
+ARENA_CODE = [Path(arena.__file__).parent / "processes" / "supervisor.py",
               Path(arena.__file__)]
 
 
@@ -100,6 +100,16 @@ def run_arena(who: str, home: Path, config: str, out: Path, timeout_s: float = 2
     return subprocess.run([*(prefix or []), sys.executable, "-m", "arena", "run", str(path),
                            "--out", str(out), "--quiet"], cwd=home, env=env, text=True,
                           capture_output=True, timeout=timeout_s, check=False)
+
+
+def _with_randoms(head: str, name: str, script: str, where: Path, randoms: int,
+                  env: dict[str, str] | None = None) -> str:
+    """A config: ``head`` (its sections), the bot ``name`` running ``script`` in ``where``,
+    then ``randoms`` sample random bots."""
+    return (head + f'[[bots]]\nname = "{name}"\ncommand = ["{{python}}", "{script}"]\n'
+            f"cwd = {json.dumps(str(where))}\n" + (f"env = {_inline(env)}\n" if env else "")
+            + "".join(f'[[bots]]\nname = "r{i}"\ncommand = ["{{python}}", "-m", '
+                      f'"sample_bots.random_bot"]\n' for i in range(randoms)))
 
 
 def _digests() -> dict[Path, str]:
@@ -196,12 +206,9 @@ def test_resource_attacks_are_stopped_by_name(who, base) -> None:
 def test_an_idle_bot_gets_no_cpu_and_all_its_cpu_is_counted(who, base) -> None:
     home = _home(base)
     burner = _bot_dir(base, "burner", "idle_burner.py")
-    config = ("[tournament]\nseed = 5\ndeals_per_table = 1\nconcurrency = 1\n"
-              "[rules]\nhand_cap = 3\n[time]\nper_decision_ms = 3000\n"
-              f'[[bots]]\nname = "burner"\ncommand = ["{{python}}", "idle_burner.py"]\n'
-              f"cwd = {json.dumps(str(burner))}\n"
-              + "".join(f'[[bots]]\nname = "r{i}"\ncommand = ["{{python}}", "-m", '
-                        f'"sample_bots.random_bot"]\n' for i in range(3)))
+    config = _with_randoms("[tournament]\nseed = 5\ndeals_per_table = 1\nconcurrency = 1\n"
+                           "[rules]\nhand_cap = 3\n[time]\nper_decision_ms = 3000\n",
+                           "burner", "idle_burner.py", burner, 3)
     out = base / "out"
     done = run_arena(who, home, config, out)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -237,12 +244,9 @@ def test_the_guess_finds_unkeyed_deals() -> None:
 def test_hidden_cards_cannot_be_computed_from_the_seed(who, base) -> None:
     home = _home(base)
     guesser = _bot_dir(base, "guesser", "deal_guess.py")
-    config = ("[tournament]\nseed = 5\ndeals_per_table = 1\n[rules]\nhand_cap = 1\n"
-              "[time]\nper_decision_ms = 20000\n"
-              f'[[bots]]\nname = "guesser"\ncommand = ["{{python}}", "deal_guess.py"]\n'
-              f'cwd = {json.dumps(str(guesser))}\nenv = {{ GUESS_SEEDS = "200" }}\n'
-              + "".join(f'[[bots]]\nname = "r{i}"\ncommand = ["{{python}}", "-m", '
-                        f'"sample_bots.random_bot"]\n' for i in range(2)))
+    config = _with_randoms("[tournament]\nseed = 5\ndeals_per_table = 1\n[rules]\nhand_cap = 1\n"
+                           "[time]\nper_decision_ms = 20000\n", "guesser", "deal_guess.py",
+                           guesser, 2, {"GUESS_SEEDS": "200"})
     out = base / "out"
     done = run_arena(who, home, config, out)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -264,12 +268,9 @@ def test_static_attacks_succeed_without_the_sandbox(base) -> None:
                "ARENA_TCP_PORT": str(listener.getsockname()[1]), "SECRET": SECRET,
                "OPERATOR_FILES": json.dumps([str(home / ".ssh" / "id_rsa")]),
                "SKIP_ATTACKS": "write_arena_code"}     # it would succeed, for real
-        config = ("[tournament]\nseed = 5\ndeals_per_table = 1\n[rules]\nhand_cap = 1\n"
-                  '[sandbox]\nmode = "none"\n'
-                  f'[[bots]]\nname = "attacker"\ncommand = ["{{python}}", "static_attacks.py"]\n'
-                  f"cwd = {json.dumps(str(attacker))}\nenv = {_inline(env)}\n"
-                  + "".join(f'[[bots]]\nname = "r{i}"\ncommand = ["{{python}}", "-m", '
-                            f'"sample_bots.random_bot"]\n' for i in range(2)))
+        config = _with_randoms("[tournament]\nseed = 5\ndeals_per_table = 1\n[rules]\n"
+                               'hand_cap = 1\n[sandbox]\nmode = "none"\n', "attacker",
+                               "static_attacks.py", attacker, 2, env)
         done = run_arena("root" if os.geteuid() == 0 else "user", home, config, out)
     assert done.returncode == 0, done.stderr[-3000:]
     log = (out / "logs" / "attacker.log").read_text(errors="replace")

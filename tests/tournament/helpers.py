@@ -107,3 +107,21 @@ def parent_pids() -> dict[int, int]:
                 continue
             parents[int(entry)] = int(stat.rpartition(")")[2].split()[1])
     return parents
+
+
+def kill_9_when(proc, ready, timeout_s: float = 120.0) -> bool:
+    """SIGKILL ``proc`` (a ``subprocess.Popen`` started in its own session) once ``ready()``
+    holds (or ``timeout_s`` passed), and reap it; killed in any case on the way out. Whether
+    it was still running when it was killed."""
+    import signal
+    try:
+        deadline = time.monotonic() + timeout_s
+        while not ready() and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        alive = proc.poll() is None
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+        return alive
+    finally:
+        if proc.poll() is None:
+            proc.kill()

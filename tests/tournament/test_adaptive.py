@@ -5,12 +5,9 @@ seeds, resume after SIGKILL)."""
 from __future__ import annotations
 
 import json
-import os
-import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from collections import Counter
 
 import pytest
@@ -22,7 +19,7 @@ from arena.tournament.config import ConfigError, parse_config
 from arena.tournament.schedule import ScheduledMatch, keyed, make_schedule
 from arena.tournament.store import Store, open_existing
 
-from .helpers import bot_block, count_results, new_tag, wait_no_processes
+from .helpers import bot_block, count_results, kill_9_when, new_tag, wait_no_processes
 
 NAMES = ["random-0", "random-1", "greedy", "greedy-b", "random-2"]
 
@@ -93,15 +90,8 @@ def test_arena_run_adaptive_plays_whole_blocks_up_to_the_budget_and_resumes(tmp_
     cmd = [sys.executable, "-m", "arena.cli", "run", str(cfg), "--out", str(out), "--quiet"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
-    try:    # kill -9 once a few adaptive blocks are scheduled, some of them not finished
-        deadline = time.monotonic() + 120
-        while count_results(out / "results.sqlite") < 30 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(10)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    # kill -9 once a few adaptive blocks are scheduled, some of them not finished
+    kill_9_when(proc, lambda: count_results(out / "results.sqlite") >= 30)
     assert wait_no_processes(tag, 15) == []
     before = count_results(out / "results.sqlite")
     again = subprocess.run(cmd, capture_output=True, text=True, timeout=300)

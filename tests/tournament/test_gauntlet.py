@@ -17,7 +17,7 @@ from arena.tournament.config import ConfigError, parse_config
 from arena.tournament.gauntlet import (BlockPrefix, block_order, gauntlet_entries,
                                        gauntlet_schedule, gauntlet_tables)
 
-from .helpers import bot_block, count_results, new_tag, wait_no_processes
+from .helpers import bot_block, count_results, kill_9_when, new_tag, wait_no_processes
 
 
 def gauntlet_text(tag: str, *, field: int = 1, elo1: float = 100, max_blocks: int = 40,
@@ -208,9 +208,6 @@ def test_example_gauntlet_config_is_valid():
 def test_gauntlet_killed_with_sigkill_resumes_to_the_same_decision(tmp_path):
     """SIGKILL mid-run: the bots exit, nothing stored is lost or played twice, and the rerun
     plays on from the stored results to a decision on complete blocks."""
-    import os
-    import signal
-    import time
 
     from arena.tournament.store import open_existing
 
@@ -227,17 +224,9 @@ def test_gauntlet_killed_with_sigkill_resumes_to_the_same_decision(tmp_path):
     def stored() -> int:
         return count_results(out / "results.sqlite")
 
-    try:
-        deadline = time.monotonic() + 120
-        while stored() < 4 and time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.05)
-        before = stored()
-        assert before >= 4 and proc.poll() is None
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(10)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    alive = kill_9_when(proc, lambda: stored() >= 4)
+    before = stored()
+    assert alive and before >= 4
     assert wait_no_processes(tag, 15) == []
     con = sqlite3.connect(out / "results.sqlite")
     try:   # the bots were tracked in the store as in `arena run` (main's process table)

@@ -4,18 +4,16 @@ exactly once, and the bots of the killed arena exit by themselves (their stream 
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
 from arena.tournament.runner import run_tournament
 from arena.tournament.store import open_existing
 
-from .helpers import config_text, count_results, make_config, new_tag, wait_no_processes
+from .helpers import (config_text, count_results, kill_9_when, make_config, new_tag,
+                      wait_no_processes)
 
 pytestmark = pytest.mark.e2e
 
@@ -29,17 +27,9 @@ def test_sigkill_mid_run_then_resume(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(cfg_file), "--out",
                              str(out), "--quiet"], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 60
-        while count_results(out / "results.sqlite") < 3 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        done_before = count_results(out / "results.sqlite")
-        assert 3 <= done_before < 24
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(10)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    kill_9_when(proc, lambda: count_results(out / "results.sqlite") >= 3, timeout_s=60)
+    done_before = count_results(out / "results.sqlite")
+    assert 3 <= done_before < 24
     # the bots lose their stream and exit on their own
     assert wait_no_processes(tag, 15) == []
     outcome = asyncio.run(run_tournament(make_config(None, **kwargs), out, progress=False))

@@ -128,7 +128,7 @@ def nested_userns() -> str | None:
 def write_arena_code() -> str | None:
     """Write into the arena's own code: its process supervisor runs outside the sandbox."""
     import arena
-    for path in (Path(arena.__file__).parent / "tournament" / "supervisor.py",
+    for path in (Path(arena.__file__).parent / "processes" / "supervisor.py",
                  Path(arena.__file__)):
         try:
             with open(path, "a") as f:
