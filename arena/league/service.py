@@ -324,7 +324,7 @@ class LeagueService:
 
     async def run(self) -> None:
         """The checker and the scheduler, until :meth:`stop`."""
-        with out_dir_lock(self.dir):
+        with out_dir_lock(self.dir, lend=True):
             tasks = [asyncio.create_task(self.check_loop()),
                      asyncio.create_task(self.schedule_loop())]
             try:
@@ -378,7 +378,7 @@ async def serve(directory: Path, host: str, port: int, *,
     from .api import routes
     service = LeagueService(directory, executors=executors, on_event=on_event)
     try:
-        with out_dir_lock(directory):
+        with out_dir_lock(directory, lend=True):
             # a league is public and anyone may be a remote bot's owner: the live views of
             # matches in flight show no card nor choice (docs/security.md)
             state = LiveState(directory, (), True)

@@ -62,20 +62,25 @@ def lock_out_dir(out: Path) -> int:
 
 
 @contextmanager
-def out_dir_lock(out: Path) -> Iterator[None]:
-    """:func:`lock_out_dir` for the duration of a ``with`` block. Reentrant within this
-    process (the league service holds its directory while the tournament driver runs one
-    generation of its roster after another in it). Raises OutDirError."""
+def out_dir_lock(out: Path, *, lend: bool = False) -> Iterator[None]:
+    """:func:`lock_out_dir` for the duration of a ``with`` block. Raises OutDirError, also
+    when this process already holds the lock, unless its holder passed ``lend=True``: then a
+    nested ``out_dir_lock`` of the same directory shares it (the league service holds its
+    directory while the tournament driver runs one generation of its roster after another
+    in it)."""
     key = os.path.realpath(out)
-    if key in _HELD:
-        _HELD[key] += 1
+    held = _HELD.get(key)
+    if held is not None:
+        if not held[1]:
+            raise OutDirError(f"another arena is running on {out} (in this process)")
+        _HELD[key] = (held[0] + 1, True)
         try:
             yield
         finally:
-            _HELD[key] -= 1
+            _HELD[key] = (_HELD[key][0] - 1, True)
         return
     fd = lock_out_dir(out)
-    _HELD[key] = 1
+    _HELD[key] = (1, lend)
     try:
         yield
     finally:
@@ -83,8 +88,8 @@ def out_dir_lock(out: Path) -> Iterator[None]:
         os.close(fd)   # releases the lock
 
 
-#: directories this process holds the lock of (realpath -> how many holders)
-_HELD: dict[str, int] = {}
+#: directories this process holds the lock of (realpath -> (holders, lent to nested holders))
+_HELD: dict[str, tuple[int, bool]] = {}
 
 
 def prepare_out_dir(out: Path) -> None:
