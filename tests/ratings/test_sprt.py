@@ -201,13 +201,13 @@ def test_luck_model_is_exactly_plackett_luce_per_match():
 @pytest.mark.slow
 @pytest.mark.parametrize("rho", [0.5, 0.8])
 def test_error_rates_and_average_length_in_simulation(rho, capsys):
-    """1000 simulated gauntlets each at elo = elo0 and elo = elo1 (elo0 0, elo1 20, alpha =
+    """500 simulated gauntlets each at elo = elo0 and elo = elo1 (elo0 0, elo1 20, alpha =
     beta = 0.05) under the luck model ``rho`` (:mod:`arena.bench.sprt_sim`), seeded: false
     positives <= alpha and power >= 1 - beta, each up to 2 Monte Carlo standard errors
-    (0.0069); docs/sprt.md has the same with 4000 runs per line."""
+    (0.0097); docs/sprt.md has the same with 4000 runs per line."""
     p = SprtParameters(0.0, 20.0, 0.05, 0.05)
-    h0 = simulate_sprt(0.0, rho, p, runs=1000, max_blocks=5000, seed=11)
-    h1 = simulate_sprt(20.0, rho, p, runs=1000, max_blocks=5000, seed=12)
+    h0 = simulate_sprt(0.0, rho, p, runs=500, max_blocks=5000, seed=11)
+    h1 = simulate_sprt(20.0, rho, p, runs=500, max_blocks=5000, seed=12)
     with capsys.disabled():
         print(f"\nrho {rho}: false positives {h0.h1_rate:.4f} +- {h0.h1_se:.4f}, "
               f"power {h1.h1_rate:.4f} +- {h1.h1_se:.4f}, mean blocks "
@@ -224,8 +224,8 @@ def test_error_rates_with_an_uneven_field_and_ties(capsys):
     on the ratings' difference, so elo0 and elo1 keep their error rates."""
     p = SprtParameters(0.0, 50.0, 0.05, 0.05)
     kw = {"field": (-300.0, 300.0), "tie": 0.17}
-    h0 = simulate_sprt(0.0, 0.5, p, runs=1000, max_blocks=5000, seed=21, **kw)
-    h1 = simulate_sprt(50.0, 0.5, p, runs=1000, max_blocks=5000, seed=22, **kw)
+    h0 = simulate_sprt(0.0, 0.5, p, runs=500, max_blocks=5000, seed=21, **kw)
+    h1 = simulate_sprt(50.0, 0.5, p, runs=500, max_blocks=5000, seed=22, **kw)
     with capsys.disabled():
         print(f"\nuneven field, ties: false positives {h0.h1_rate:.4f} +- {h0.h1_se:.4f}, "
               f"power {h1.h1_rate:.4f} +- {h1.h1_se:.4f}, mean estimate at elo1 "

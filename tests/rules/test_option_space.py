@@ -30,7 +30,7 @@ from arena.rules.view import view_of
 
 QUICK = settings(max_examples=120, deadline=None, database=None,
                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-DEEP = settings(max_examples=1000, deadline=None, database=None,
+DEEP = settings(max_examples=400, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 

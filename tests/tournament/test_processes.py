@@ -143,7 +143,7 @@ PHASES = {
 def test_kill_9_of_the_arena_at_random_moments_leaves_no_bot_process(tmp_path):
     rng = random.Random(10)
     kills = []
-    for i in range(20):
+    for i in range(12):
         phase = list(PHASES)[i % 3]
         wait_for, (low, high) = PHASES[phase]
         tag = new_tag()
@@ -175,7 +175,7 @@ def test_kill_9_of_the_arena_at_random_moments_leaves_no_bot_process(tmp_path):
                     pass
             pytest.fail(f"kill {i} ({phase}, {delay:.2f} s) left {len(left)} bot processes "
                         f"alive 60 s later: {described}; kills so far: {kills}")
-    assert sum(kids for *_, kids in kills) >= 6, kills   # the "playing" kills had children
+    assert sum(kids for *_, kids in kills) >= 4, kills   # the "playing" kills had children
 
 
 def _wait_for(pred, timeout_s: float = PATIENCE_S) -> bool:
