@@ -223,7 +223,7 @@ def _cell_width(text: str) -> int:
     """Terminal columns of ``text`` (East Asian wide characters count 2, as tabulate's)."""
     try:
         from wcwidth import wcswidth
-    except ImportError:       # tabulate then measures with len() too
+    except ImportError:       # a dependency (tabulate[widechars]); len() if it is absent
         return len(text)
     width = wcswidth(text)
     return width if width >= 0 else len(text)
