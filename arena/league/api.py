@@ -111,8 +111,8 @@ def routes(service: LeagueService, state: LiveState) -> list[Route]:
             owner = service.participant(bearer(request.headers.get("authorization")))
             data, form_name = await _body(request, service.cfg.league.max_upload_mib << 20)
             name = request.query_params.get("name") or form_name
-            checked, manifest = await asyncio.to_thread(service.unpack, data)
-            accepted = service.accept(owner, checked, manifest, len(data), name)
+            checked, manifest = await asyncio.to_thread(service.inspect_upload, data)
+            accepted = await service.accept(owner, checked, manifest, data, name)
         except LeagueError as exc:
             return _error(exc)
         body = _submission_json(accepted.submission, owner_view=True)
@@ -139,8 +139,8 @@ def routes(service: LeagueService, state: LiveState) -> list[Route]:
         versions = {s.full_name: s for s in service.st.submissions()
                     if s.full_name is not None}
         results = service.st.store.results()
-        online = {n: service._online(n) for n in versions}
-        rows = await asyncio.to_thread(_standings, versions, results, online)
+        status = {n: service.status(s) for n, s in versions.items()}
+        rows = await asyncio.to_thread(_standings, versions, results, status)
         return JSONResponse(rows)
 
     async def bot_page(request: Request) -> Response:
@@ -176,9 +176,10 @@ def routes(service: LeagueService, state: LiveState) -> list[Route]:
 
 
 def _standings(versions: dict[str, Submission], results: list[ResultRow],
-               online: dict[str, bool]) -> dict[str, Any]:
+               status: dict[str, str]) -> dict[str, Any]:
     """The ladder: standings.json's rows, each with the version's bot, version, owner and
-    status (active, retired, offline). CPU only (the fit): run in a worker thread."""
+    status (active, retired, offline, disqualified). CPU only (the fit): run in a worker
+    thread."""
     played = {n for r in results for n in r.seats}
     names = [n for n, s in versions.items() if s.state == "active" or n in played]
     standings = compute_standings(results, names) if results else None
@@ -188,9 +189,6 @@ def _standings(versions: dict[str, Submission], results: list[ResultRow],
         sub = versions.get(row["bot"])
         if sub is None:
             continue
-        status = sub.state
-        if sub.state == "active" and sub.remote and not online.get(row["bot"], True):
-            status = "offline"
         row.update({"name": row["bot"], "bot": sub.bot, "version": sub.version,
-                    "owner": sub.owner, "status": status})
+                    "owner": sub.owner, "status": status.get(row["bot"], sub.state)})
     return data

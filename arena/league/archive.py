@@ -189,6 +189,28 @@ def store(root: Path, data: bytes, checked: Inspected) -> Path:
     return unpacked
 
 
+def sweep(root: Path) -> int:
+    """Remove what a killed server left half-written under ``root``: the temporary files of
+    ``archives/`` and the temporary directories of ``bots/`` (names starting with a dot;
+    whole ones never do). Call it while holding the league directory's lock. Returns how
+    many were removed."""
+    removed = 0
+    for sub in ("archives", "bots"):
+        top = root / sub
+        if not top.is_dir():
+            continue
+        for path in top.iterdir():
+            if not path.name.startswith("."):
+                continue
+            if path.is_dir() and not path.is_symlink():
+                _writable(path)
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
+            removed += 1
+    return removed
+
+
 def _read_only(top: Path) -> None:
     """Files 0444 (0555 when executable), directories 0555: a version never changes."""
     for path in sorted(top.rglob("*"), key=lambda p: -len(p.parts)):

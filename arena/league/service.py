@@ -18,8 +18,11 @@ Three tasks share one event loop:
   becomes its bot's next version (older ones retire beyond ``versions_kept``), a failure is
   rejected with its report;
 - the **scheduler**: the tournament driver (:mod:`arena.tournament.driver`) with the
-  :class:`~.strategy.League` strategy over the roster active now; when the roster changes, the
-  blocks in flight finish and the next generation starts with the new roster.
+  :class:`~.strategy.League` strategy, one run for the service's life: when the roster
+  changes, the running executor takes the new versions and lets the retired ones go (bot
+  processes and the gRPC server keep running, so remote bots stay connected); only an
+  executor that cannot (the Ray executor; more than :data:`SPARE_BOTS` versions added) is
+  replaced by a new run.
 
 SIGTERM / SIGINT stop it cleanly (matches in flight are not stored and are played again); a
 ``kill -9`` loses nothing stored (each match and each submission is written whole or not at
@@ -41,22 +44,28 @@ from ..errors import UserError
 from ..events import EventBus
 from ..tournament.config import TournamentConfig
 from ..tournament.driver import ExecutorFactory, drive, local_executor
+from ..tournament.executor import PlayedMatch
+from ..tournament.local import LocalExecutor, MatchDeferred, server_address
 from ..tournament.outdir import out_dir_lock
 from ..tournament.reporter import ConsoleReporter
+from ..tournament.schedule import ScheduledMatch
 from . import tokens
-from .archive import ArchiveError, Inspected, inspect, store
+from .archive import ArchiveError, Inspected, inspect, store, sweep
 from .checker import check_submission, entry_for
 from .config import LeagueConfig, load_league_config
 from .manifest import NAME, Manifest, ManifestError, parse_manifest
 from .store import SqliteLeagueStore, Submission
-from .strategy import League
+from .strategy import League, first_of
 
 log = logging.getLogger("arena.league")
 
 #: the league's config file inside its directory
 CONFIG_NAME = "league.toml"
-#: seconds the scheduler rests after a generation that played nothing (no table can play)
-IDLE_S = 2.0
+#: seconds before the scheduler tries again when its executor could not start
+RETRY_S = 30.0
+#: versions the running executor takes beyond its first roster before a new one must start
+#: (its gRPC server's connection cap is sized for them: :class:`LocalExecutor`'s ``spare``)
+SPARE_BOTS = 64
 
 
 class LeagueError(UserError):
@@ -153,21 +162,25 @@ class LeagueService:
 
     Args:
         executors: the executor factory (default: this process's; ``--ray``: the cluster's).
-        on_event: one-line news (checks, versions, generations).
+        on_event: one-line news (checks, versions, runs).
     """
 
     def __init__(self, directory: Path, *, executors: ExecutorFactory | None = None,
                  on_event: Callable[[str], None] = lambda text: None) -> None:
         self.dir = directory
         self.cfg, self.st = open_league(directory)
-        self.executors = executors or local_executor
+        self.custom_executors = executors
         self.on_event = on_event
         self.bus = EventBus()
         self.changed = asyncio.Event()      # the roster changed
         self.queued = asyncio.Event()       # a submission waits for its check
         self.stopping = asyncio.Event()
-        self.executor: Any = None           # the current generation's executor
-        self.generations = 0
+        self._uploads = asyncio.Lock()
+        self.executor: Any = None           # the running executor (None between runs)
+        self.strategy: League | None = None
+        self.playing: set[str] = set()      # the versions the executor has taken
+        self.remote: set[str] = set()       # the remote versions among the active ones
+        self.runs = 0
 
     # ----- submissions (the API calls these) -------------------------------------------------
     def participant(self, token: str | None) -> str:
@@ -182,9 +195,9 @@ class LeagueService:
             raise LeagueError("this token is not a participant's (wrong or revoked)", 403)
         return name
 
-    def unpack(self, data: bytes) -> tuple[Inspected, Manifest]:
-        """Check an archive and its manifest, and store it (content-addressed, written whole,
-        once). CPU and disk only, no store: run it in a worker thread.
+    def inspect_upload(self, data: bytes) -> tuple[Inspected, Manifest]:
+        """Check an archive and its manifest without writing anything (CPU only, no store:
+        run it in a worker thread).
 
         Raises:
             LeagueError: a refused archive or manifest (400).
@@ -197,14 +210,15 @@ class LeagueService:
             manifest = parse_manifest(checked.manifest)
         except (ArchiveError, ManifestError) as exc:
             raise LeagueError(str(exc)) from None
-        store(self.dir, data, checked)
         return checked, manifest
 
-    def accept(self, owner: str, checked: Inspected, manifest: Manifest, size: int,
-               name: str | None = None) -> Accepted:
-        """Record an unpacked archive from ``owner`` as a submission (stored once; queued for
-        its check, or a remote version activated at once). On the event loop's thread (the
-        store's connection lives there).
+    async def accept(self, owner: str, checked: Inspected, manifest: Manifest, data: bytes,
+                     name: str | None = None) -> Accepted:
+        """Record an inspected archive from ``owner`` as a submission: the same bot and files
+        again are the submission stored before; else, within the quotas, the archive is
+        stored (content-addressed, written whole, once) and the submission queued for its
+        check (a remote version is activated at once). One upload at a time (the quotas are
+        counted and the row written together).
 
         Raises:
             LeagueError: a bad bot name (400), over a quota (429).
@@ -213,16 +227,21 @@ class LeagueService:
         bot = name or manifest.name
         if not NAME.match(bot):
             raise LeagueError(f"bot name {bot!r}: 1-40 letters, digits, '-', '_' or '.'")
-        earlier = [s for s in self.st.submissions(owner) if s.digest == checked.sha256]
-        if earlier:                       # the same files again: the same submission
-            return Accepted(earlier[0], False)
-        if self.st.submitted_since(owner, 24) >= lg.submissions_per_day:
-            raise LeagueError(f"quota: {lg.submissions_per_day} submissions in 24 hours", 429)
-        active = {s.bot for s in self.st.active() if s.owner == owner}
-        if bot not in active and len(active) >= lg.bots_per_participant:
-            raise LeagueError(f"quota: {lg.bots_per_participant} active bots per "
-                              f"participant ({', '.join(sorted(active))})", 429)
-        sub, new = self.st.add_submission(owner, bot, checked.sha256, size, manifest.remote)
+        async with self._uploads:
+            earlier = [s for s in self.st.submissions(owner)
+                       if s.digest == checked.sha256 and s.bot == bot]
+            if earlier:                   # the same bot and files again: the same submission
+                return Accepted(earlier[0], False)
+            if self.st.submitted_since(owner, 24) >= lg.submissions_per_day:
+                raise LeagueError(f"quota: {lg.submissions_per_day} submissions in 24 hours",
+                                  429)
+            active = {s.bot for s in self.st.active() if s.owner == owner}
+            if bot not in active and len(active) >= lg.bots_per_participant:
+                raise LeagueError(f"quota: {lg.bots_per_participant} active bots per "
+                                  f"participant ({', '.join(sorted(active))})", 429)
+            await asyncio.to_thread(store, self.dir, data, checked)
+            sub, new = self.st.add_submission(owner, bot, checked.sha256, len(data),
+                                              manifest.remote)
         token = None
         if manifest.remote and new:         # nothing to check: it connects with its token
             token = tokens.new_token()
@@ -230,7 +249,7 @@ class LeagueService:
             sub = self._activate(sub)
         elif new:
             self.queued.set()
-        log.info("submission %d from %s: %s (%s bytes)%s", sub.id, owner, bot, size,
+        log.info("submission %d from %s: %s (%s bytes)%s", sub.id, owner, bot, len(data),
                  "" if new else ", stored before")
         return Accepted(sub, new, token)
 
@@ -251,7 +270,7 @@ class LeagueService:
             sub = self.st.next_queued()
             if sub is None:
                 self.queued.clear()
-                await _either(self.queued, self.stopping)
+                await first_of(self.queued, self.stopping)
                 continue
             self.st.set_state(sub.id, "checking")
             self.on_event(f"checking submission {sub.id} ({sub.owner}/{sub.bot})")
@@ -263,7 +282,7 @@ class LeagueService:
             except UserError as exc:          # no sandbox here: nothing is run
                 self.st.set_state(sub.id, "queued", reason=str(exc))
                 self.on_event(f"cannot check submission {sub.id}: {exc}")
-                await _either(self.stopping, asyncio.Event(), timeout_s=30)
+                await first_of(self.stopping, asyncio.Event(), timeout_s=30)
                 continue
             if verdict.passed:
                 self.st.set_state(sub.id, "checking", report=verdict.report)
@@ -275,56 +294,125 @@ class LeagueService:
 
     # ----- the scheduler ---------------------------------------------------------------------
     def roster_config(self) -> TournamentConfig | None:
-        """The tournament config of the active versions (None: fewer than 3)."""
+        """The tournament config of the active versions, oldest first (None: fewer than 3)."""
         bots: list[dict[str, Any]] = []
+        remote = set()
         for sub in self.st.active():
             name = sub.full_name or ""
             if sub.remote:
+                remote.add(name)
                 bots.append({"name": name, "remote": True, "token": self.st.bot_token(sub.id)})
             else:
                 bots.append(entry_for(name, self.manifest_of(sub),
                                       self.dir / "bots" / sub.digest))
+        self.remote = remote
         if len(bots) < 3:
             return None
         return self.cfg.tournament_config(bots)
 
-    def _online(self, name: str) -> bool:
+    def online(self, name: str) -> bool:
+        """Whether version ``name`` can play now: not disqualified in the running executor
+        and, when remote, connected."""
         ex = self.executor
-        remote = {b.name for b in (ex.cfg.bots if ex is not None else []) if b.remote}
-        if name not in remote:
+        if ex is None:
+            return name not in self.remote
+        why = getattr(ex, "disqualified", None)
+        if why is not None and why(name):
+            return False
+        if name not in self.remote:
             return True
         server = getattr(ex, "server", None)
         return server is not None and any(b.name == name and b.alive
                                           for b in server.bots.values())
 
+    def status(self, sub: Submission) -> str:
+        """A version's status on the ladder: its state, or ``offline`` (a remote version not
+        connected) / ``disqualified`` (crashed too often while this server runs)."""
+        name = sub.full_name or ""
+        if sub.state != "active":
+            return sub.state
+        why = getattr(self.executor, "disqualified", None)
+        if why is not None and why(name):
+            return "disqualified"
+        return "offline" if sub.remote and not self.online(name) else "active"
+
     def _make(self, cfg: TournamentConfig, out: Path, report: Any, tracker: Any,
               events: Any, lobby: Any) -> Any:
-        self.executor = self.executors(cfg, out, report, tracker, events, lobby)
-        return self.executor
+        make = self.custom_executors or local_executor
+        ex: Any = make(cfg, out, report, tracker, events, lobby)
+        if isinstance(ex, LocalExecutor):
+            ex.spare = SPARE_BOTS            # new versions join it while it plays
+        if hasattr(ex, "hide_cards"):
+            # a league is public, and anyone may own a remote bot: the live views of matches
+            # in flight show no card nor choice (docs/security.md)
+            ex.hide_cards = True
+        self.executor = ex
+        self.playing = {b.name for b in cfg.bots}
+        return _Deferring(ex, self)
+
+    async def adopt(self) -> TournamentConfig | None:
+        """The roster changed: the running executor takes the new versions and lets the
+        retired ones go; the new roster's config, or None when the executor cannot (a new
+        run then starts with the new roster)."""
+        cfg = self.roster_config()
+        ex = self.executor
+        add = getattr(ex, "add_bots", None)
+        if cfg is None or add is None:
+            return None
+        names = {b.name for b in cfg.bots}
+        new = [b for b in cfg.bots if b.name not in self.playing]
+        gone = sorted(self.playing - names)
+        await ex.retire_bots(gone)
+        self.playing -= set(gone)
+        try:
+            if not add(new):
+                return None
+        except UserError as exc:        # the command of a checked version cannot start now
+            self.on_event(f"cannot add {', '.join(b.name for b in new)}: {exc}")
+            return None
+        self.playing |= {b.name for b in new}
+        for b in new:
+            if b.remote:
+                self.on_event(f"{b.name} is remote: it plays once it connects to "
+                              f"{self._address()} with its token")
+        return cfg
+
+    def _address(self) -> str:
+        server = getattr(self.executor, "server", None)
+        port = getattr(server, "port", None)
+        return server_address(self.cfg.server.bind, port) if port else self.cfg.server.bind
 
     async def schedule_loop(self) -> None:
-        """Play generation after generation until stopped (see the module docstring)."""
+        """One run of the driver after another (normally one, for the service's life: see
+        :mod:`.strategy`) until stopped."""
         report = ConsoleReporter(False)
         while not self.stopping.is_set():
             self.changed.clear()
             cfg = self.roster_config()
             if cfg is None:
-                await _either(self.changed, self.stopping)
+                await first_of(self.changed, self.stopping)
                 continue
-            self.generations += 1
-            strategy = League(cfg, first_blocks=self.cfg.league.first_blocks,
-                              online=self._online, changed=self.changed,
-                              stopping=self.stopping)
-            self.on_event(f"generation {self.generations}: {len(cfg.bots)} bots")
-            tally = await drive(strategy, cfg, self.dir, report, executors=self._make,
-                                events=self.bus.publish)
-            self.executor = None
-            if not tally.played and not self.changed.is_set():
-                await _either(self.changed, self.stopping, timeout_s=IDLE_S)
+            self.runs += 1
+            self.strategy = League(cfg, first_blocks=self.cfg.league.first_blocks,
+                                   online=self.online, changed=self.changed,
+                                   stopping=self.stopping, adopt=self.adopt)
+            self.on_event(f"playing: {len(cfg.bots)} versions")
+            try:
+                await drive(self.strategy, cfg, self.dir, report, executors=self._make,
+                            events=self.bus.publish)
+            except UserError as exc:    # the executor could not start: try again later
+                self.on_event(f"cannot play now: {exc}; trying again in {RETRY_S:g} s")
+                await first_of(self.changed, self.stopping, timeout_s=RETRY_S)
+            finally:
+                self.executor = None
+                self.playing = set()
 
     async def run(self) -> None:
         """The checker and the scheduler, until :meth:`stop`."""
         with out_dir_lock(self.dir, lend=True):
+            left = await asyncio.to_thread(sweep, self.dir)
+            if left:
+                log.info("removed %d half-written upload(s) a killed server left", left)
             tasks = [asyncio.create_task(self.check_loop()),
                      asyncio.create_task(self.schedule_loop())]
             try:
@@ -347,14 +435,31 @@ class LeagueService:
         self.st.close()
 
 
-async def _either(a: asyncio.Event, b: asyncio.Event, timeout_s: float | None = None) -> None:
-    """Wait for ``a`` or ``b`` (or ``timeout_s`` seconds)."""
-    waits = [asyncio.ensure_future(a.wait()), asyncio.ensure_future(b.wait())]
-    try:
-        await asyncio.wait(waits, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for w in waits:
-            w.cancel()
+class _Deferring:
+    """The running executor, as the driver sees it: a match deferred because a remote bot of
+    it is away goes to the strategy's :attr:`League.retry` (played once its bots can)."""
+
+    def __init__(self, inner: Any, service: LeagueService) -> None:
+        self.inner, self.service = inner, service
+        self.slots: int = inner.slots
+
+    @property
+    def disqualifications(self) -> list[str]:
+        return list(self.inner.disqualifications)
+
+    async def start(self) -> None:
+        await self.inner.start()
+
+    async def play(self, m: ScheduledMatch) -> PlayedMatch:
+        try:
+            return await self.inner.play(m)  # type: ignore[no-any-return]
+        except MatchDeferred:
+            if self.service.strategy is not None:
+                self.service.strategy.retry.append(m)
+            raise
+
+    async def close(self) -> None:
+        await self.inner.close()
 
 
 __all__ = ["Accepted", "Inspected", "LeagueError", "LeagueService", "init_league", "invite",
