@@ -82,9 +82,14 @@ def test_a_good_archive_is_stored_once_by_content_read_only(tmp_path) -> None:
     (bot / "lib" / "util.py").write_text("X = 1\n")
     (bot / "__pycache__").mkdir()
     (bot / "__pycache__" / "bot.cpython-311.pyc").write_bytes(b"\0")
+    (bot / "node_modules" / ".bin").mkdir(parents=True)       # npm's command links
+    (bot / "node_modules" / ".bin" / "tool").symlink_to("../tool/cli.js")
+    (bot / "node_modules" / "tool").mkdir()
+    (bot / "node_modules" / "tool" / "cli.js").write_text("//\n")
     data = pack(bot)
     checked = inspect(data)
-    assert checked.files == ("bot.py", "bot.toml", "lib/util.py")       # no caches
+    assert checked.files == ("bot.py", "bot.toml", "lib/util.py",       # no caches, no links
+                             "node_modules/tool/cli.js")
     assert parse_manifest(checked.manifest).command == ["{python}", "bot.py"]
     root = tmp_path / "league"
     unpacked = store(root, data, checked)
