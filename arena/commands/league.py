@@ -48,7 +48,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run_init(args: argparse.Namespace) -> int:
-    from ..league.service import init_league
+    from ..league.admin import init_league
     cfg = init_league(Path(args.dir), Path(args.config))
     print(f"league {cfg.tournament.name!r} made in {args.dir}; invite participants with "
           f"`arena league invite {args.dir} NAME`, then `arena league serve {args.dir}`")
@@ -56,7 +56,7 @@ def run_init(args: argparse.Namespace) -> int:
 
 
 def run_invite(args: argparse.Namespace) -> int:
-    from ..league.service import invite
+    from ..league.admin import invite
     token = invite(Path(args.dir), args.name)
     print(token)
     print(f"arena: participant {args.name!r} added; its token is above, shown this once "
@@ -66,7 +66,7 @@ def run_invite(args: argparse.Namespace) -> int:
 
 
 def run_revoke(args: argparse.Namespace) -> int:
-    from ..league.service import revoke
+    from ..league.admin import revoke
     revoke(Path(args.dir), args.name)
     print(f"arena: {args.name!r}'s token is revoked (its active versions go on playing)",
           file=sys.stderr)

@@ -7,9 +7,11 @@
   ``201`` with the new submission (``200`` when the same files were sent before), ``400`` with
   the reason for a refused archive or manifest, ``401``/``403`` without a participant's token,
   ``413`` for an upload over ``max_upload_mib``, ``429`` over a quota. A remote submission's
-  answer holds its connection token, once (``bot_token``).
+  answer holds its connection token, once (``bot_token``), and where it connects
+  (``arena_address``, ``HOST:PORT``; null while no match runs).
 - ``GET /api/submissions/ID``: its state (``queued``, ``checking``, ``rejected`` with the
-  reason, ``active``, ``retired``); with the owner's token also the check's report.
+  reason, ``active``, ``retired``); with the owner's token also the check's report (and
+  a remote version's ``arena_address``).
 - ``GET /api/standings``: the ladder (rows as in ``standings.json``, each with ``bot``,
   ``version``, ``owner``, ``status``).
 - ``GET /bots/OWNER/BOT``: a page per bot (:mod:`.pages`): its versions, their ratings over
@@ -62,11 +64,25 @@ def _error(exc: LeagueError) -> JSONResponse:
     return JSONResponse({"error": str(exc)}, status_code=exc.status)
 
 
+#: an upload over the cap is still read (and dropped) up to this many times the cap, so the
+#: client, busy sending, reads the 413 instead of a connection reset; beyond, it is cut off
+DRAIN_FACTOR = 4
+
+
+async def _too_large(request: Request, cap: int, seen: int = 0) -> LeagueError:
+    """The 413 of an upload over ``cap`` bytes, once the rest of its body is dropped."""
+    async for chunk in request.stream():
+        seen += len(chunk)
+        if seen > DRAIN_FACTOR * cap:
+            break
+    return LeagueError(f"the upload is over {cap >> 20} MiB", 413)
+
+
 async def _body(request: Request, cap: int) -> tuple[bytes, str | None]:
     """The archive's bytes and the optional name of a form (413 past ``cap`` bytes)."""
     length = request.headers.get("content-length")
     if length is not None and length.isdigit() and int(length) > cap + (64 << 10):
-        raise LeagueError(f"the upload is over {cap >> 20} MiB", 413)
+        raise await _too_large(request, cap)
     kind = request.headers.get("content-type", "")
     if kind.startswith("multipart/form-data"):
         form = await request.form(max_files=1, max_fields=4, max_part_size=1 << 16)
@@ -83,7 +99,7 @@ async def _body(request: Request, cap: int) -> tuple[bytes, str | None]:
     async for chunk in request.stream():
         size += len(chunk)
         if size > cap:
-            raise LeagueError(f"the upload is over {cap >> 20} MiB", 413)
+            raise await _too_large(request, cap, size)
         chunks.append(chunk)
     return b"".join(chunks), None
 
@@ -118,6 +134,8 @@ def routes(service: LeagueService, state: LiveState) -> list[Route]:
         body = _submission_json(accepted.submission, owner_view=True)
         if accepted.bot_token:
             body["bot_token"] = accepted.bot_token
+        if accepted.submission.remote:
+            body["arena_address"] = service.arena_address()
         return JSONResponse(body, status_code=201 if accepted.new else 200)
 
     async def submission(request: Request) -> Response:
@@ -133,7 +151,10 @@ def routes(service: LeagueService, state: LiveState) -> list[Route]:
             owner_view = token is not None and service.participant(token) == sub.owner
         except LeagueError:
             owner_view = False
-        return JSONResponse(_submission_json(sub, owner_view=owner_view))
+        body = _submission_json(sub, owner_view=owner_view)
+        if owner_view and sub.remote:
+            body["arena_address"] = service.arena_address()
+        return JSONResponse(body)
 
     async def standings(request: Request) -> Response:
         versions = {s.full_name: s for s in service.st.submissions()

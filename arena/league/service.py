@@ -34,7 +34,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,17 +49,15 @@ from ..tournament.outdir import out_dir_lock
 from ..tournament.reporter import ConsoleReporter
 from ..tournament.schedule import ScheduledMatch
 from . import tokens
+from .admin import CONFIG_NAME, init_league, invite, open_league, revoke
 from .archive import ArchiveError, Inspected, inspect, store, sweep
 from .checker import check_submission, entry_for
-from .config import LeagueConfig, load_league_config
 from .manifest import NAME, Manifest, ManifestError, parse_manifest
-from .store import SqliteLeagueStore, Submission
+from .store import Submission
 from .strategy import League, first_of
 
 log = logging.getLogger("arena.league")
 
-#: the league's config file inside its directory
-CONFIG_NAME = "league.toml"
 #: seconds before the scheduler tries again when its executor could not start
 RETRY_S = 30.0
 #: versions the running executor takes beyond its first roster before a new one must start
@@ -74,77 +71,6 @@ class LeagueError(UserError):
     def __init__(self, message: str, status: int = 400) -> None:
         super().__init__(message)
         self.status = status
-
-
-def init_league(directory: Path, config: Path) -> LeagueConfig:
-    """Make ``directory`` a league (its config copied in, its store and deal key made).
-
-    Raises:
-        LeagueConfigError: the config is invalid. UserError: the directory holds a league
-            or a tournament already, or cannot be created.
-    """
-    cfg = load_league_config(config)
-    if (directory / CONFIG_NAME).exists() or (directory / "results.sqlite").exists():
-        raise UserError(f"{directory} holds a league or a tournament already")
-    try:
-        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-        shutil.copyfile(config, directory / CONFIG_NAME)
-    except OSError as exc:
-        raise UserError(f"cannot make the league {directory}: {exc.strerror or exc}") from None
-    st = SqliteLeagueStore.open(directory)
-    try:
-        st.store.deal_key()
-        st.store.set_meta({"name": cfg.tournament.name, "kind": "league"})
-    finally:
-        st.close()
-    return cfg
-
-
-def open_league(directory: Path) -> tuple[LeagueConfig, SqliteLeagueStore]:
-    """The league of ``directory``: its config and store.
-
-    Raises:
-        UserError: not a league directory. LeagueConfigError: its config is invalid.
-    """
-    if not (directory / CONFIG_NAME).is_file():
-        raise UserError(f"{directory} is not a league (no {CONFIG_NAME}: arena league init "
-                        f"{directory} --config league.toml)")
-    return load_league_config(directory / CONFIG_NAME), SqliteLeagueStore.open(directory)
-
-
-def invite(directory: Path, name: str) -> str:
-    """Add participant ``name``; its API token (shown once, stored hashed).
-
-    Raises:
-        UserError: a bad name, or taken.
-    """
-    if not NAME.match(name):
-        raise UserError(f"participant {name!r}: 1-40 letters, digits, '-', '_' or '.'")
-    _, st = open_league(directory)
-    token = tokens.new_token()
-    try:
-        st.add_participant(name, tokens.digest(token))
-    except Exception as exc:
-        if "UNIQUE" in str(exc):
-            raise UserError(f"participant {name!r} exists already") from None
-        raise
-    finally:
-        st.close()
-    return token
-
-
-def revoke(directory: Path, name: str) -> None:
-    """Revoke participant ``name``'s token (its active versions go on playing).
-
-    Raises:
-        UserError: no such participant, or revoked already.
-    """
-    _, st = open_league(directory)
-    try:
-        if not st.revoke(name):
-            raise UserError(f"no participant {name!r} with a valid token")
-    finally:
-        st.close()
 
 
 @dataclass(frozen=True)
@@ -313,15 +239,14 @@ class LeagueService:
     def online(self, name: str) -> bool:
         """Whether version ``name`` can play now: not disqualified in the running executor
         and, when remote, connected."""
-        ex = self.executor
-        if ex is None:
-            return name not in self.remote
-        why = getattr(ex, "disqualified", None)
+        why = getattr(self.executor, "disqualified", None)
         if why is not None and why(name):
             return False
-        if name not in self.remote:
-            return True
-        server = getattr(ex, "server", None)
+        return name not in self.remote or self._connected(name)
+
+    def _connected(self, name: str) -> bool:
+        """Whether remote version ``name`` is connected to the running executor now."""
+        server = getattr(self.executor, "server", None)
         return server is not None and any(b.name == name and b.alive
                                           for b in server.bots.values())
 
@@ -334,7 +259,7 @@ class LeagueService:
         why = getattr(self.executor, "disqualified", None)
         if why is not None and why(name):
             return "disqualified"
-        return "offline" if sub.remote and not self.online(name) else "active"
+        return "offline" if sub.remote and not self._connected(name) else "active"
 
     def _make(self, cfg: TournamentConfig, out: Path, report: Any, tracker: Any,
               events: Any, lobby: Any) -> Any:
@@ -374,13 +299,16 @@ class LeagueService:
         for b in new:
             if b.remote:
                 self.on_event(f"{b.name} is remote: it plays once it connects to "
-                              f"{self._address()} with its token")
+                              f"{self.arena_address()} with its token")
         return cfg
 
-    def _address(self) -> str:
+    def arena_address(self) -> str | None:
+        """Where remote bots connect now (``HOST:PORT`` of the running executor's gRPC
+        server; None while none runs). With ``[server] bind`` on port 0 it changes with each
+        run: a league with remote bots binds a fixed port."""
         server = getattr(self.executor, "server", None)
         port = getattr(server, "port", None)
-        return server_address(self.cfg.server.bind, port) if port else self.cfg.server.bind
+        return server_address(self.cfg.server.bind, port) if port else None
 
     async def schedule_loop(self) -> None:
         """One run of the driver after another (normally one, for the service's life: see
@@ -485,8 +413,9 @@ async def serve(directory: Path, host: str, port: int, *,
     try:
         with out_dir_lock(directory, lend=True):
             # a league is public and anyone may be a remote bot's owner: the live views of
-            # matches in flight show no card nor choice (docs/security.md)
-            state = LiveState(directory, (), True)
+            # matches in flight show no card nor choice, and no bot's log is shown but to its
+            # owner (docs/security.md)
+            state = LiveState(directory, (), True, private_logs=True)
             await asyncio.to_thread(state.refresh)
             service.bus.listen(state.on_event)
             app = create_app(state, service.bus, live=True, extra=routes(service, state))

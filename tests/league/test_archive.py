@@ -10,7 +10,7 @@ import tarfile
 
 import pytest
 
-from arena.league.archive import ArchiveError, inspect, pack, store
+from arena.league.archive import ArchiveError, inspect, pack, store, sweep
 from arena.league.manifest import ManifestError, parse_manifest
 
 MANIFEST = b'name = "mybot"\ncommand = ["{python}", "bot.py"]\n'
@@ -128,3 +128,26 @@ def test_bad_manifests_are_one_line(text, error) -> None:
     with pytest.raises(ManifestError) as err:
         parse_manifest(text)
     assert error in str(err.value) and "\n" not in str(err.value)
+
+
+def test_sweep_removes_what_a_killed_server_half_wrote_only(tmp_path) -> None:
+    """A server killed while storing leaves dot-named temporaries (atomic_write_bytes's file,
+    store's unpacking directory, made read-only already); sweep removes those, never a whole
+    archive or bot."""
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (bot / "bot.toml").write_bytes(MANIFEST)
+    data = pack(bot)
+    checked = inspect(data)
+    root = tmp_path / "league"
+    whole = store(root, data, checked)
+    (root / "archives" / f".{checked.sha256}.tar.gz.x1.tmp").write_bytes(data[:10])
+    half = root / "bots" / f".{checked.sha256[:12]}.x2"
+    (half / "lib").mkdir(parents=True)
+    (half / "lib" / "a.py").write_text("")
+    half.chmod(0o555)
+    (half / "lib").chmod(0o555)
+    assert sweep(root) == 2
+    assert sorted(p.name for p in (root / "archives").iterdir()) == [f"{checked.sha256}.tar.gz"]
+    assert list((root / "bots").iterdir()) == [whole]
+    assert sweep(root) == 0
