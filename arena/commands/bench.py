@@ -1,5 +1,5 @@
-"""``arena bench engine|arena [--web]|memory|cluster|league``: print speed figures (benchmarks are never
-unit tests)."""
+"""``arena bench engine|arena [--web]|memory|cluster|league``: print speed figures
+(benchmarks are never unit tests)."""
 
 from __future__ import annotations
 

@@ -78,6 +78,7 @@ def run_serve(args: argparse.Namespace) -> int:
     from ..web import require_web
     require_web()
     from ..league.service import open_league, serve
+    from ..web.app import is_loopback
     from ._signals import Interrupted, run_guarded
     cfg, st = open_league(Path(args.dir))
     st.close()
@@ -96,6 +97,10 @@ def run_serve(args: argparse.Namespace) -> int:
     def ready(url: str) -> None:
         print(f"league {cfg.tournament.name!r} served at {url} (API: {url}api/submissions, "
               f"{url}api/standings)", file=sys.stderr, flush=True)
+        if not is_loopback(args.host):
+            print(f"arena: WARNING: the league is reachable from other machines on "
+                  f"{args.host} over plain HTTP: participants' tokens travel in clear; put "
+                  "TLS in front of it (a reverse proxy)", file=sys.stderr, flush=True)
     from . import _logging
     try:
         with _logging.log_file(Path(args.dir) / "arena.log",
