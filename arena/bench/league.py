@@ -58,7 +58,9 @@ def _config(hand_cap: int, sandbox: str) -> str:
             "[league]\nsubmissions_per_day = 10000\nfirst_blocks = 2\n")
 
 
-def _python_bot(root: Path, name: str, module: str, *extra: str) -> Path:
+def python_bot(root: Path, name: str, module: str = "random_bot", *extra: str) -> Path:
+    """A participant's Python bot directory ``root/name``: its ``bot.toml`` and a ``bot.py``
+    starting the sample bot ``sample_bots.<module>`` with ``extra`` arguments."""
     d = root / name
     d.mkdir(parents=True)
     (d / "bot.toml").write_text(f'name = "{name}"\ncommand = ["{{python}}", "bot.py"]\n')
@@ -86,41 +88,56 @@ def _rss_mb(pid: int) -> float:
     raise OSError(f"no VmRSS for process {pid}")
 
 
-class _League:
-    """The served league: the subprocess, its URL, an HTTP client."""
+class ServedLeague:
+    """``arena league serve DIR --port 0`` in its own session (its URL read from its output,
+    every stderr line kept in ``lines``) and an HTTP client of it (the benchmark's and the
+    end-to-end tests').
 
-    def __init__(self, directory: Path) -> None:
+    Raises:
+        UserError: it printed no URL within ``start_s`` seconds.
+    """
+
+    def __init__(self, directory: Path, start_s: float = 120.0) -> None:
         self.dir = directory
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "arena", "league", "serve", str(directory), "--port", "0"],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
             start_new_session=True)
-        got = threading.Event()
+        self.lines: list[str] = []
         self.url = ""
+        got = threading.Event()
 
         def read() -> None:
             assert self.proc.stderr is not None
             for line in self.proc.stderr:
+                self.lines.append(line)
                 found = re.search(r"served at (http://\S+/) ", line)
                 if found:
                     self.url = found[1]
                     got.set()
         threading.Thread(target=read, daemon=True).start()
-        if not got.wait(120):
+        if not got.wait(start_s):
             self.stop()
-            raise UserError("arena league serve did not start (see its arena.log)")
+            raise UserError("arena league serve printed no URL:\n" + "".join(self.lines))
 
-    def call(self, path: str, data: bytes | None = None,
-             token: str | None = None) -> tuple[int, Any]:
-        headers = {"Content-Type": "application/gzip"} if data is not None else {}
-        if token:
+    def call(self, path: str, data: bytes | None = None, token: str | None = None,
+             content_type: str = "application/gzip") -> tuple[int, Any]:
+        """GET ``path`` (POST ``data``): the status and the JSON answer (its text when it is
+        not JSON), whatever the status."""
+        headers = {"Content-Type": content_type} if data is not None else {}
+        if token is not None:
             headers["Authorization"] = f"Bearer {token}"
-        req = urllib.request.Request(self.url.rstrip("/") + path, data=data, headers=headers)
+        req = urllib.request.Request(self.url.rstrip("/") + path, data=data, headers=headers,
+                                     method="POST" if data is not None else "GET")
         try:
             with urllib.request.urlopen(req, timeout=120) as answer:
-                return answer.status, json.loads(answer.read())
+                status, raw = answer.status, answer.read()
         except urllib.error.HTTPError as exc:
-            return exc.code, json.loads(exc.read() or b"{}")
+            status, raw = exc.code, exc.read()
+        try:
+            return status, json.loads(raw)
+        except ValueError:
+            return status, raw.decode("utf-8", "replace")
 
     def submit(self, data: bytes, token: str) -> dict[str, Any]:
         status, body = self.call("/api/submissions", data, token)
@@ -142,21 +159,27 @@ class _League:
     def rss(self) -> float:
         return _rss_mb(self.proc.pid)
 
-    def stop(self) -> None:
+    def kill9(self) -> None:
+        """SIGKILL the server's whole session (it and its bots), and reap it."""
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(30)
+
+    def stop(self) -> int:
+        """SIGTERM, and its exit status (SIGKILL after 120 s)."""
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
                 self.proc.wait(120)
             except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(30)
+                self.kill9()
+        return self.proc.returncode
 
 
-def _active(league: _League, url: str) -> bool:
+def _active(league: ServedLeague, url: str) -> bool:
     return bool(league.call(url)[1]["state"] == "active")
 
 
-def _played(league: _League, n: int) -> bool:
+def _played(league: ServedLeague, n: int) -> bool:
     return league.matches() >= n
 
 
@@ -217,20 +240,20 @@ class LeagueFigures:
         return out
 
 
-def _first_results(league: _League, root: Path, tokens: dict[str, str],
+def _first_results(league: ServedLeague, root: Path, tokens: dict[str, str],
                    figures: LeagueFigures, on_line: Callable[[str], None]) -> None:
     bots = [("ann", "random", "random_bot", "--seed", "1"), ("ben", "greedy", "greedy_bot"),
             ("cid", "random", "random_bot", "--seed", "2")]
     t_last = 0.0
     for who, name, module, *extra in bots:
-        data = pack(_python_bot(root / who, name, module, *extra))
+        data = pack(python_bot(root / who, name, module, *extra))
         t_last = time.monotonic()
         url = league.submit(data, tokens[who])["url"]
         figures.check_s.append(_until("a check", functools.partial(_active, league, url)))
     _until("the first ratings", lambda: len(league.rated()) >= 3, 0.05)
     figures.first_rated_s = time.monotonic() - t_last
     on_line(f"first ratings {figures.first_rated_s:.1f} s after the third upload")
-    data = pack(_python_bot(root / "dee", "greedy", "greedy_bot"))
+    data = pack(python_bot(root / "dee", "greedy", "greedy_bot"))
     t0 = time.monotonic()
     league.submit(data, tokens["dee"])
     _until("the fourth bot's rating", lambda: "dee/greedy@1" in league.rated(), 0.05)
@@ -238,7 +261,7 @@ def _first_results(league: _League, root: Path, tokens: dict[str, str],
     on_line(f"a 4th bot rated {figures.join_s:.1f} s after its upload")
 
 
-def _uploads(league: _League, token: str, uploads: int, figures: LeagueFigures,
+def _uploads(league: ServedLeague, token: str, uploads: int, figures: LeagueFigures,
              on_line: Callable[[str], None]) -> None:
     step = max(1, uploads // 10)
     figures.upload_rss.append((0, league.rss()))
@@ -251,7 +274,7 @@ def _uploads(league: _League, token: str, uploads: int, figures: LeagueFigures,
     figures.uploads_s = time.monotonic() - t0
 
 
-def _matches(league: _League, matches: int, figures: LeagueFigures,
+def _matches(league: ServedLeague, matches: int, figures: LeagueFigures,
              on_line: Callable[[str], None]) -> None:
     step = max(1, matches // 10)
     start = league.matches()
@@ -280,12 +303,12 @@ def bench_league(uploads: int = 1000, matches: int = 10_000, hand_cap: int = 1,
     sandbox = "bwrap" if which.available() else "none"
     figures = LeagueFigures(sandbox, hand_cap)
     root = Path(tempfile.mkdtemp(prefix="arena-bench-league-"))
-    league: _League | None = None
+    league: ServedLeague | None = None
     try:
         (root / "league.toml").write_text(_config(hand_cap, sandbox))
         init_league(root / "L", root / "league.toml")
         tokens = {n: invite(root / "L", n) for n in ("ann", "ben", "cid", "dee")}
-        league = _League(root / "L")
+        league = ServedLeague(root / "L")
         _first_results(league, root, tokens, figures, on_line)
         if uploads:
             _uploads(league, tokens["dee"], uploads, figures, on_line)

@@ -72,14 +72,14 @@ def test_python_bots_sent_with_arena_submit_are_checked_then_rated(lg) -> None:
         assert f"({who}/{name}): queued" in done.stdout
         assert done.stdout.rstrip().endswith(f"{who}/{name}@1: active")
     names = ["alice/rnd@1", "bob/greedy@1", "erin/rnd2@1"]
-    rows = lg.server.client.wait_rows(
+    rows = lg.server.wait_rows(
         lambda r: all(r.get(n, {}).get("matches", 0) >= 6 for n in names))
     for who, name, *_ in entries:
         row = rows[f"{who}/{name}@1"]
         assert (row["bot"], row["version"], row["owner"], row["status"]) == (name, 1, who,
                                                                              "active")
         assert row["rating"] is not None and row["blocks"] >= 1
-    client = lg.server.client
+    client = lg.server
     status, public = client.call("/api/submissions/1")
     assert status == 200 and public["state"] == "active" and public["name"] == "alice/rnd@1"
     assert "report" not in public                   # the check's report is its owner's
@@ -103,7 +103,7 @@ def test_the_javascript_bot_is_submitted_and_plays(lg) -> None:
     done = _submit(lg, bot, "bob")
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.rstrip().endswith("bob/js@1: active")
-    rows = lg.server.client.wait_rows(lambda r: r.get("bob/js@1", {}).get("matches", 0) >= 6)
+    rows = lg.server.wait_rows(lambda r: r.get("bob/js@1", {}).get("matches", 0) >= 6)
     assert rows["bob/js@1"]["faults"] == 0 and rows["bob/js@1"]["forfeits"] == 0
 
 
@@ -141,7 +141,7 @@ MANIFEST = _file("bot.toml", b'name = "evil"\ncommand = ["{python}", "bot.py"]\n
 ], ids=["absolute", "dotdot", "symlink", "device", "bad-name", "not-toml", "no-manifest"])
 def test_a_hostile_or_broken_archive_is_refused_with_the_reason(lg, members, reason) -> None:
     before = submissions(lg.dir, "carol")
-    status, body = lg.server.client.call("/api/submissions", _tarball(*members),
+    status, body = lg.server.call("/api/submissions", _tarball(*members),
                                          token=lg.tokens["carol"])
     assert status == 400, body
     assert reason in body["error"]
@@ -150,7 +150,7 @@ def test_a_hostile_or_broken_archive_is_refused_with_the_reason(lg, members, rea
 
 
 def test_size_tokens_and_revocation_get_their_status(lg) -> None:
-    client = lg.server.client
+    client = lg.server
     good = pack(python_bot(lg.root / "carol", "ok"))
     status, body = client.call("/api/submissions", os.urandom(5 << 20), token=lg.tokens["carol"])
     assert (status, body["error"]) == (413, "the upload is over 4 MiB")
@@ -169,7 +169,7 @@ def test_size_tokens_and_revocation_get_their_status(lg) -> None:
 
 
 def test_quotas_then_a_remote_bot_shown_offline_connects_and_plays(lg) -> None:
-    client, dave = lg.server.client, lg.tokens["dave"]
+    client, dave = lg.server, lg.tokens["dave"]
 
     def send(d: Path) -> tuple[int, dict]:
         return client.call("/api/submissions", pack(d), token=dave)
@@ -207,7 +207,7 @@ def test_quotas_then_a_remote_bot_shown_offline_connects_and_plays(lg) -> None:
 
 
 def test_the_log_tail_is_its_owners_only(lg) -> None:
-    client = lg.server.client
+    client = lg.server
     status, body = client.call("/api/bots/alice/rnd/log", token=lg.tokens["alice"])
     assert status == 200 and list(body["logs"]) == ["alice/rnd@1"]
     tail = body["logs"]["alice/rnd@1"]
@@ -280,7 +280,7 @@ def test_kill_9_during_an_upload_then_serve_again(lg) -> None:
     assert submissions(lg.dir, "erin") == before
     for sub in ("archives", "bots"):
         assert not [p for p in (lg.dir / sub).iterdir() if p.name.startswith(".")]
-    client = lg.server.client
+    client = lg.server
     status, first = client.call("/api/submissions", data, token=erin)
     assert status == 201, first
     status, again = client.call("/api/submissions", data, token=erin)
@@ -291,7 +291,7 @@ def test_kill_9_during_an_upload_then_serve_again(lg) -> None:
 
 
 def test_kill_9_during_a_match_loses_nothing_and_play_resumes(lg) -> None:
-    client = lg.server.client
+    client = lg.server
     deadline = time.monotonic() + 60
     while not client.call("/snapshot.json")[1]["inflight"]:     # a match in flight
         assert time.monotonic() < deadline, "no match in flight"
@@ -299,7 +299,7 @@ def test_kill_9_during_a_match_loses_nothing_and_play_resumes(lg) -> None:
     lg.server.kill9()
     stored = len(results(lg.dir))
     lg.server = Server(lg.dir)
-    client = lg.server.client
+    client = lg.server
     names = set(client.rows())
     assert {"alice/rnd@1", "bob/greedy@1", "erin/rnd2@1", "erin/late@1"} <= names
     deadline = time.monotonic() + 60
