@@ -14,7 +14,8 @@ Figures:
   version retired, the running executor adopting the change), VmRSS of the server process
   sampled every tenth of them;
 - **server RSS over matches**: the league plays on until ``--matches`` results are stored,
-  VmRSS sampled every tenth of them (``hand_cap`` hands a match, 2 in flight: the
+  VmRSS of the server (and of its snapshot worker, the process that fits the standings)
+  sampled every tenth of them (``hand_cap`` hands a match, 2 in flight: the
   random/greedy sample bots, in the sandbox where bubblewrap works, else as plain processes).
 
 Run it under ``nice`` on a shared machine; the figures are wall-clock and noisy when others
@@ -78,6 +79,14 @@ def _remote_archive(i: int) -> bytes:
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
     return buf.getvalue()
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    return [int(p) for p in text.split()]
 
 
 def _rss_mb(pid: int) -> float:
@@ -157,7 +166,19 @@ class ServedLeague:
             con.close()
 
     def rss(self) -> float:
+        """The server process's VmRSS, MB."""
         return _rss_mb(self.proc.pid)
+
+    def worker_rss(self) -> float:
+        """VmRSS of the server's snapshot worker (its standings' fits), MB; 0 when none."""
+        for pid in _children(self.proc.pid):
+            try:
+                cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+                if b"spawn_main" in cmd:
+                    return _rss_mb(pid)
+            except OSError:
+                continue
+        return 0.0
 
     def kill9(self) -> None:
         """SIGKILL the server's whole session (it and its bots), and reap it."""
@@ -205,6 +226,7 @@ class LeagueFigures:
     upload_rss: list[tuple[int, float]] = field(default_factory=list)
     uploads_s: float = 0.0
     match_rss: list[tuple[int, float]] = field(default_factory=list)
+    worker_rss: list[tuple[int, float]] = field(default_factory=list)
     matches_s: float = 0.0
 
     def lines(self) -> list[str]:
@@ -236,7 +258,9 @@ class LeagueFigures:
             out += [f"matches                 : {n:,} stored, the last "
                     f"{n - self.match_rss[0][0]:,} in {self.matches_s:.0f} s",
                     f"server RSS over matches : {series(self.match_rss)} MB",
-                    f"                          {spread(self.match_rss)}"]
+                    f"                          {spread(self.match_rss)}",
+                    f"its snapshot worker RSS : {series(self.worker_rss)} MB (the standings' "
+                    "fits, a process of its own)"]
         return out
 
 
@@ -279,13 +303,16 @@ def _matches(league: ServedLeague, matches: int, figures: LeagueFigures,
     step = max(1, matches // 10)
     start = league.matches()
     figures.match_rss.append((start, league.rss()))
+    figures.worker_rss.append((start, league.worker_rss()))
     t0 = time.monotonic()
     mark = (start // step + 1) * step
     while mark <= matches:
         _until(f"{mark} matches", functools.partial(_played, league, mark), 0.5)
-        figures.match_rss.append((league.matches(), league.rss()))
-        on_line(f"{figures.match_rss[-1][0]:,} matches, server RSS "
-                f"{figures.match_rss[-1][1]:.1f} MB")
+        n = league.matches()
+        figures.match_rss.append((n, league.rss()))
+        figures.worker_rss.append((n, league.worker_rss()))
+        on_line(f"{n:,} matches, server RSS {figures.match_rss[-1][1]:.1f} MB, its worker "
+                f"{figures.worker_rss[-1][1]:.1f} MB")
         mark += step
     figures.matches_s = time.monotonic() - t0
 

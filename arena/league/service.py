@@ -407,7 +407,7 @@ async def serve(directory: Path, host: str, port: int, *,
             be bound.
     """
     from ..web.app import WebServer, create_app, keep_fresh
-    from ..web.state import LiveState
+    from ..web.state import LiveState, SnapshotWorker
     from .api import routes
     service = LeagueService(directory, executors=executors, on_event=on_event)
     try:
@@ -425,12 +425,17 @@ async def serve(directory: Path, host: str, port: int, *,
             except OSError as exc:
                 raise UserError(f"--host/--port: cannot listen on {host}:{port}: "
                                 f"{exc.strerror or exc}") from None
-            fresh = asyncio.create_task(keep_fresh(state, service.bus, poll_s=1.0))
+            # the standings' fits run beside the server, not in its process (the API and
+            # the scheduler keep their pace as the results grow)
+            worker = SnapshotWorker()
+            fresh = asyncio.create_task(keep_fresh(state, service.bus, poll_s=1.0,
+                                                   worker=worker))
             ready(server.url)
             try:
                 await service.run()
             finally:
                 fresh.cancel()
+                worker.close()
                 service.bus.close()
                 await asyncio.shield(server.stop())
     finally:
