@@ -293,10 +293,11 @@ def test_kill_9_during_an_upload_then_serve_again(lg) -> None:
 def test_kill_9_during_a_match_loses_nothing_and_play_resumes(lg) -> None:
     client = lg.server
     deadline = time.monotonic() + 60
-    while not client.call("/snapshot.json")[1]["inflight"]:     # a match in flight
+    while not (inflight := client.call("/snapshot.json")[1]["inflight"]):  # a match in flight
         assert time.monotonic() < deadline, "no match in flight"
         time.sleep(0.05)
     lg.server.kill9()
+    assert all(m["hidden"] for m in inflight)      # a league never shows cards in flight
     stored = len(results(lg.dir))
     lg.server = Server(lg.dir)
     client = lg.server
