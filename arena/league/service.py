@@ -41,11 +41,12 @@ from typing import Any
 
 from ..errors import UserError
 from ..events import EventBus
-from ..tournament.config import TournamentConfig
+from ..tournament.config import BotEntry, TournamentConfig
 from ..tournament.driver import ExecutorFactory, drive, local_executor
 from ..tournament.executor import PlayedMatch
 from ..tournament.local import LocalExecutor, MatchDeferred, server_address
 from ..tournament.outdir import out_dir_lock
+from ..tournament.preflight import preflight
 from ..tournament.reporter import ConsoleReporter
 from ..tournament.schedule import ScheduledMatch
 from . import tokens
@@ -106,6 +107,7 @@ class LeagueService:
         self.strategy: League | None = None
         self.playing: set[str] = set()      # the versions the executor has taken
         self.remote: set[str] = set()       # the remote versions among the active ones
+        self.unstartable: dict[str, str] = {}   # version -> why its command cannot start
         self.runs = 0
 
     # ----- submissions (the API calls these) -------------------------------------------------
@@ -229,12 +231,28 @@ class LeagueService:
                 remote.add(name)
                 bots.append({"name": name, "remote": True, "token": self.st.bot_token(sub.id)})
             else:
-                bots.append(entry_for(name, self.manifest_of(sub),
-                                      self.dir / "bots" / sub.digest))
+                entry = entry_for(name, self.manifest_of(sub), self.dir / "bots" / sub.digest)
+                if not self._startable(name, entry):
+                    continue
+                bots.append(entry)
         self.remote = remote
         if len(bots) < 3:
             return None
         return self.cfg.tournament_config(bots)
+
+    def _startable(self, name: str, entry: dict[str, Any]) -> bool:
+        """Whether version ``name``'s command can start here now (the pre-flight check a
+        tournament makes: :mod:`arena.tournament.preflight`). One that cannot (it passed its
+        check, but the server's machine changed since: a runtime removed) is left out of the
+        roster until the server restarts and shown ``disqualified``, so the rest play on."""
+        if name in self.unstartable:
+            return False
+        problems = preflight([BotEntry.model_validate(entry)])
+        if problems:
+            self.unstartable[name] = problems[0]
+            self.on_event(f"{problems[0]}; {name} is left out until the server restarts")
+            return False
+        return True
 
     def online(self, name: str) -> bool:
         """Whether version ``name`` can play now: not disqualified in the running executor
@@ -252,12 +270,13 @@ class LeagueService:
 
     def status(self, sub: Submission) -> str:
         """A version's status on the ladder: its state, or ``offline`` (a remote version not
-        connected) / ``disqualified`` (crashed too often while this server runs)."""
+        connected) / ``disqualified`` (crashed too often while this server runs, or its
+        command cannot start here now)."""
         name = sub.full_name or ""
         if sub.state != "active":
             return sub.state
         why = getattr(self.executor, "disqualified", None)
-        if why is not None and why(name):
+        if name in self.unstartable or (why is not None and why(name)):
             return "disqualified"
         return "offline" if sub.remote and not self._connected(name) else "active"
 
