@@ -1,5 +1,5 @@
-"""``arena bench engine|arena [--web]|memory|cluster``: print speed figures (benchmarks are never
-unit tests)."""
+"""``arena bench engine|arena [--web]|memory|cluster|league``: print speed figures
+(benchmarks are never unit tests)."""
 
 from __future__ import annotations
 
@@ -50,6 +50,15 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     m.add_argument("--concurrency", type=int, default=2,
                    help="matches at once (default %(default)s)")
     m.set_defaults(func=run_memory)
+    lg = bsub.add_parser("league", help="a served league: submission to first rated result, "
+                         "server RSS over uploads and over matches")
+    lg.add_argument("--uploads", type=int, default=1000,
+                    help="uploads of the RSS phase (default %(default)s; 0: none)")
+    lg.add_argument("--matches", type=int, default=10_000,
+                    help="stored matches the RSS phase runs to (default %(default)s; 0: none)")
+    lg.add_argument("--hand-cap", type=int, default=1,
+                    help="hands a match (default %(default)s: the fast mode)")
+    lg.set_defaults(func=run_league)
     c = bsub.add_parser("cluster", help="matches/s with the ray backend vs local, and a "
                         "projection for K nodes (needs arena358[ray])")
     c.add_argument("--hand-cap", type=cli_int(), default=5,
@@ -126,6 +135,24 @@ def run_memory(args: argparse.Namespace) -> int:
         raise UserError("--concurrency must be between 1 and 64")
     figures = asyncio.run(bench_memory(args.matches, args.warmup, args.concurrency))
     for line in figures.lines():
+        print(line)
+    return 0
+
+
+def run_league(args: argparse.Namespace) -> int:
+    """Print the league benchmark's figures; exit code 0."""
+    import sys
+
+    from ..web import require_web
+    require_web()
+    from ..bench.league import bench_league
+    if not (0 <= args.uploads <= 100_000 and 0 <= args.matches <= 10_000_000
+            and 1 <= args.hand_cap <= 1000):
+        raise UserError("needs 0 <= --uploads <= 100000, 0 <= --matches, --hand-cap >= 1")
+
+    def progress(text: str) -> None:
+        print(f"arena: {text}", file=sys.stderr, flush=True)
+    for line in bench_league(args.uploads, args.matches, args.hand_cap, progress).lines():
         print(line)
     return 0
 

@@ -48,7 +48,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run_init(args: argparse.Namespace) -> int:
-    from ..league.service import init_league
+    from ..league.admin import init_league
     cfg = init_league(Path(args.dir), Path(args.config))
     print(f"league {cfg.tournament.name!r} made in {args.dir}; invite participants with "
           f"`arena league invite {args.dir} NAME`, then `arena league serve {args.dir}`")
@@ -56,7 +56,7 @@ def run_init(args: argparse.Namespace) -> int:
 
 
 def run_invite(args: argparse.Namespace) -> int:
-    from ..league.service import invite
+    from ..league.admin import invite
     token = invite(Path(args.dir), args.name)
     print(token)
     print(f"arena: participant {args.name!r} added; its token is above, shown this once "
@@ -66,7 +66,7 @@ def run_invite(args: argparse.Namespace) -> int:
 
 
 def run_revoke(args: argparse.Namespace) -> int:
-    from ..league.service import revoke
+    from ..league.admin import revoke
     revoke(Path(args.dir), args.name)
     print(f"arena: {args.name!r}'s token is revoked (its active versions go on playing)",
           file=sys.stderr)
@@ -78,6 +78,7 @@ def run_serve(args: argparse.Namespace) -> int:
     from ..web import require_web
     require_web()
     from ..league.service import open_league, serve
+    from ..web.app import is_loopback
     from ._signals import Interrupted, run_guarded
     cfg, st = open_league(Path(args.dir))
     st.close()
@@ -96,6 +97,10 @@ def run_serve(args: argparse.Namespace) -> int:
     def ready(url: str) -> None:
         print(f"league {cfg.tournament.name!r} served at {url} (API: {url}api/submissions, "
               f"{url}api/standings)", file=sys.stderr, flush=True)
+        if not is_loopback(args.host):
+            print(f"arena: WARNING: the league is reachable from other machines on "
+                  f"{args.host} over plain HTTP: participants' tokens travel in clear; put "
+                  "TLS in front of it (a reverse proxy)", file=sys.stderr, flush=True)
     from . import _logging
     try:
         with _logging.log_file(Path(args.dir) / "arena.log",

@@ -80,6 +80,9 @@ def run(args: argparse.Namespace) -> int:
           + f"; {base.rstrip('/')}{body['url']}")
     if body.get("bot_token"):
         print(f"connection token of this remote version (shown once): {body['bot_token']}")
+        where = body.get("arena_address")
+        print("it plays once it connects: ARENA_TOKEN=<that token> your-bot --arena "
+              + (where or "HOST:PORT (the league's [server] bind; no match runs now)"))
     if args.no_wait:
         return 0
     return _wait(base.rstrip("/") + body["url"], token, args.wait_s)

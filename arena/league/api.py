@@ -7,9 +7,11 @@
   ``201`` with the new submission (``200`` when the same files were sent before), ``400`` with
   the reason for a refused archive or manifest, ``401``/``403`` without a participant's token,
   ``413`` for an upload over ``max_upload_mib``, ``429`` over a quota. A remote submission's
-  answer holds its connection token, once (``bot_token``).
+  answer holds its connection token, once (``bot_token``), and where it connects
+  (``arena_address``, ``HOST:PORT``; null while no match runs).
 - ``GET /api/submissions/ID``: its state (``queued``, ``checking``, ``rejected`` with the
-  reason, ``active``, ``retired``); with the owner's token also the check's report.
+  reason, ``active``, ``retired``); with the owner's token also the check's report (and
+  a remote version's ``arena_address``).
 - ``GET /api/standings``: the ladder (rows as in ``standings.json``, each with ``bot``,
   ``version``, ``owner``, ``status``).
 - ``GET /bots/OWNER/BOT``: a page per bot (:mod:`.pages`): its versions, their ratings over
@@ -62,11 +64,25 @@ def _error(exc: LeagueError) -> JSONResponse:
     return JSONResponse({"error": str(exc)}, status_code=exc.status)
 
 
+#: an upload over the cap is still read (and dropped) up to this many times the cap, so the
+#: client, busy sending, reads the 413 instead of a connection reset; beyond, it is cut off
+DRAIN_FACTOR = 4
+
+
+async def _too_large(request: Request, cap: int, seen: int = 0) -> LeagueError:
+    """The 413 of an upload over ``cap`` bytes, once the rest of its body is dropped."""
+    async for chunk in request.stream():
+        seen += len(chunk)
+        if seen > DRAIN_FACTOR * cap:
+            break
+    return LeagueError(f"the upload is over {cap >> 20} MiB", 413)
+
+
 async def _body(request: Request, cap: int) -> tuple[bytes, str | None]:
     """The archive's bytes and the optional name of a form (413 past ``cap`` bytes)."""
     length = request.headers.get("content-length")
     if length is not None and length.isdigit() and int(length) > cap + (64 << 10):
-        raise LeagueError(f"the upload is over {cap >> 20} MiB", 413)
+        raise await _too_large(request, cap)
     kind = request.headers.get("content-type", "")
     if kind.startswith("multipart/form-data"):
         form = await request.form(max_files=1, max_fields=4, max_part_size=1 << 16)
@@ -83,7 +99,7 @@ async def _body(request: Request, cap: int) -> tuple[bytes, str | None]:
     async for chunk in request.stream():
         size += len(chunk)
         if size > cap:
-            raise LeagueError(f"the upload is over {cap >> 20} MiB", 413)
+            raise await _too_large(request, cap, size)
         chunks.append(chunk)
     return b"".join(chunks), None
 
@@ -111,13 +127,15 @@ def routes(service: LeagueService, state: LiveState) -> list[Route]:
             owner = service.participant(bearer(request.headers.get("authorization")))
             data, form_name = await _body(request, service.cfg.league.max_upload_mib << 20)
             name = request.query_params.get("name") or form_name
-            checked, manifest = await asyncio.to_thread(service.unpack, data)
-            accepted = service.accept(owner, checked, manifest, len(data), name)
+            checked, manifest = await asyncio.to_thread(service.inspect_upload, data)
+            accepted = await service.accept(owner, checked, manifest, data, name)
         except LeagueError as exc:
             return _error(exc)
         body = _submission_json(accepted.submission, owner_view=True)
         if accepted.bot_token:
             body["bot_token"] = accepted.bot_token
+        if accepted.submission.remote:
+            body["arena_address"] = service.arena_address()
         return JSONResponse(body, status_code=201 if accepted.new else 200)
 
     async def submission(request: Request) -> Response:
@@ -133,14 +151,17 @@ def routes(service: LeagueService, state: LiveState) -> list[Route]:
             owner_view = token is not None and service.participant(token) == sub.owner
         except LeagueError:
             owner_view = False
-        return JSONResponse(_submission_json(sub, owner_view=owner_view))
+        body = _submission_json(sub, owner_view=owner_view)
+        if owner_view and sub.remote:
+            body["arena_address"] = service.arena_address()
+        return JSONResponse(body)
 
     async def standings(request: Request) -> Response:
         versions = {s.full_name: s for s in service.st.submissions()
                     if s.full_name is not None}
         results = service.st.store.results()
-        online = {n: service._online(n) for n in versions}
-        rows = await asyncio.to_thread(_standings, versions, results, online)
+        status = {n: service.status(s) for n, s in versions.items()}
+        rows = await asyncio.to_thread(_standings, versions, results, status)
         return JSONResponse(rows)
 
     async def bot_page(request: Request) -> Response:
@@ -176,9 +197,10 @@ def routes(service: LeagueService, state: LiveState) -> list[Route]:
 
 
 def _standings(versions: dict[str, Submission], results: list[ResultRow],
-               online: dict[str, bool]) -> dict[str, Any]:
+               status: dict[str, str]) -> dict[str, Any]:
     """The ladder: standings.json's rows, each with the version's bot, version, owner and
-    status (active, retired, offline). CPU only (the fit): run in a worker thread."""
+    status (active, retired, offline, disqualified). CPU only (the fit): run in a worker
+    thread."""
     played = {n for r in results for n in r.seats}
     names = [n for n, s in versions.items() if s.state == "active" or n in played]
     standings = compute_standings(results, names) if results else None
@@ -188,9 +210,6 @@ def _standings(versions: dict[str, Submission], results: list[ResultRow],
         sub = versions.get(row["bot"])
         if sub is None:
             continue
-        status = sub.state
-        if sub.state == "active" and sub.remote and not online.get(row["bot"], True):
-            status = "offline"
         row.update({"name": row["bot"], "bot": sub.bot, "version": sub.version,
-                    "owner": sub.owner, "status": status})
+                    "owner": sub.owner, "status": status.get(row["bot"], sub.state)})
     return data

@@ -25,6 +25,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import io
+import itertools
 import os
 import shutil
 import stat
@@ -189,6 +190,28 @@ def store(root: Path, data: bytes, checked: Inspected) -> Path:
     return unpacked
 
 
+def sweep(root: Path) -> int:
+    """Remove what a killed server left half-written under ``root``: the temporary files of
+    ``archives/`` and the temporary directories of ``bots/`` (names starting with a dot;
+    whole ones never do). Call it while holding the league directory's lock. Returns how
+    many were removed."""
+    removed = 0
+    for sub in ("archives", "bots"):
+        top = root / sub
+        if not top.is_dir():
+            continue
+        for path in top.iterdir():
+            if not path.name.startswith("."):
+                continue
+            if path.is_dir() and not path.is_symlink():
+                _writable(path)
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
+            removed += 1
+    return removed
+
+
 def _read_only(top: Path) -> None:
     """Files 0444 (0555 when executable), directories 0555: a version never changes."""
     for path in sorted(top.rglob("*"), key=lambda p: -len(p.parts)):
@@ -207,10 +230,17 @@ def _writable(top: Path) -> None:
             path.chmod(0o755)
 
 
+def _npm_own(rel: Path) -> bool:
+    """Whether ``rel`` lies in npm's ``.bin`` or ``.cache`` of a ``node_modules``."""
+    return any(a == "node_modules" and b in (".bin", ".cache")
+               for a, b in itertools.pairwise(rel.parts))
+
+
 def pack(directory: Path) -> bytes:
     """A submission archive of ``directory`` (``arena submit``): its regular files and
-    directories, relative to it, without ``__pycache__``, ``.git`` and ``node_modules``'s
-    caches; links are refused.
+    directories, relative to it, without ``__pycache__``, ``.git`` and npm's command links
+    and cache (``node_modules/.bin``, ``node_modules/.cache``: a bot never runs them); other
+    links are refused.
 
     Raises:
         ArchiveError: a symbolic link, or no ``bot.toml`` in ``directory``.
@@ -223,7 +253,7 @@ def pack(directory: Path) -> bytes:
             tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
         for path in sorted(directory.rglob("*")):
             rel = path.relative_to(directory)
-            if any(part in ("__pycache__", ".git") for part in rel.parts):
+            if any(part in ("__pycache__", ".git") for part in rel.parts) or _npm_own(rel):
                 continue
             if path.is_symlink():
                 raise ArchiveError(f"{path}: a symbolic link (submissions hold regular files "

@@ -18,8 +18,11 @@ Three tasks share one event loop:
   becomes its bot's next version (older ones retire beyond ``versions_kept``), a failure is
   rejected with its report;
 - the **scheduler**: the tournament driver (:mod:`arena.tournament.driver`) with the
-  :class:`~.strategy.League` strategy over the roster active now; when the roster changes, the
-  blocks in flight finish and the next generation starts with the new roster.
+  :class:`~.strategy.League` strategy, one run for the service's life: when the roster
+  changes, the running executor takes the new versions and lets the retired ones go (bot
+  processes and the gRPC server keep running, so remote bots stay connected); only an
+  executor that cannot (the Ray executor; more than :data:`SPARE_BOTS` versions added) is
+  replaced by a new run.
 
 SIGTERM / SIGINT stop it cleanly (matches in flight are not stored and are played again); a
 ``kill -9`` loses nothing stored (each match and each submission is written whole or not at
@@ -31,7 +34,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,24 +41,29 @@ from typing import Any
 
 from ..errors import UserError
 from ..events import EventBus
-from ..tournament.config import TournamentConfig
+from ..tournament.config import BotEntry, TournamentConfig
 from ..tournament.driver import ExecutorFactory, drive, local_executor
+from ..tournament.executor import PlayedMatch
+from ..tournament.local import LocalExecutor, MatchDeferred, server_address
 from ..tournament.outdir import out_dir_lock
+from ..tournament.preflight import preflight
 from ..tournament.reporter import ConsoleReporter
+from ..tournament.schedule import ScheduledMatch
 from . import tokens
-from .archive import ArchiveError, Inspected, inspect, store
+from .admin import CONFIG_NAME, init_league, invite, open_league, revoke
+from .archive import ArchiveError, Inspected, inspect, store, sweep
 from .checker import check_submission, entry_for
-from .config import LeagueConfig, load_league_config
 from .manifest import NAME, Manifest, ManifestError, parse_manifest
-from .store import SqliteLeagueStore, Submission
-from .strategy import League
+from .store import Submission
+from .strategy import League, first_of
 
 log = logging.getLogger("arena.league")
 
-#: the league's config file inside its directory
-CONFIG_NAME = "league.toml"
-#: seconds the scheduler rests after a generation that played nothing (no table can play)
-IDLE_S = 2.0
+#: seconds before the scheduler tries again when its executor could not start
+RETRY_S = 30.0
+#: versions the running executor takes beyond its first roster before a new one must start
+#: (its gRPC server's connection cap is sized for them: :class:`LocalExecutor`'s ``spare``)
+SPARE_BOTS = 64
 
 
 class LeagueError(UserError):
@@ -65,77 +72,6 @@ class LeagueError(UserError):
     def __init__(self, message: str, status: int = 400) -> None:
         super().__init__(message)
         self.status = status
-
-
-def init_league(directory: Path, config: Path) -> LeagueConfig:
-    """Make ``directory`` a league (its config copied in, its store and deal key made).
-
-    Raises:
-        LeagueConfigError: the config is invalid. UserError: the directory holds a league
-            or a tournament already, or cannot be created.
-    """
-    cfg = load_league_config(config)
-    if (directory / CONFIG_NAME).exists() or (directory / "results.sqlite").exists():
-        raise UserError(f"{directory} holds a league or a tournament already")
-    try:
-        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-        shutil.copyfile(config, directory / CONFIG_NAME)
-    except OSError as exc:
-        raise UserError(f"cannot make the league {directory}: {exc.strerror or exc}") from None
-    st = SqliteLeagueStore.open(directory)
-    try:
-        st.store.deal_key()
-        st.store.set_meta({"name": cfg.tournament.name, "kind": "league"})
-    finally:
-        st.close()
-    return cfg
-
-
-def open_league(directory: Path) -> tuple[LeagueConfig, SqliteLeagueStore]:
-    """The league of ``directory``: its config and store.
-
-    Raises:
-        UserError: not a league directory. LeagueConfigError: its config is invalid.
-    """
-    if not (directory / CONFIG_NAME).is_file():
-        raise UserError(f"{directory} is not a league (no {CONFIG_NAME}: arena league init "
-                        f"{directory} --config league.toml)")
-    return load_league_config(directory / CONFIG_NAME), SqliteLeagueStore.open(directory)
-
-
-def invite(directory: Path, name: str) -> str:
-    """Add participant ``name``; its API token (shown once, stored hashed).
-
-    Raises:
-        UserError: a bad name, or taken.
-    """
-    if not NAME.match(name):
-        raise UserError(f"participant {name!r}: 1-40 letters, digits, '-', '_' or '.'")
-    _, st = open_league(directory)
-    token = tokens.new_token()
-    try:
-        st.add_participant(name, tokens.digest(token))
-    except Exception as exc:
-        if "UNIQUE" in str(exc):
-            raise UserError(f"participant {name!r} exists already") from None
-        raise
-    finally:
-        st.close()
-    return token
-
-
-def revoke(directory: Path, name: str) -> None:
-    """Revoke participant ``name``'s token (its active versions go on playing).
-
-    Raises:
-        UserError: no such participant, or revoked already.
-    """
-    _, st = open_league(directory)
-    try:
-        if not st.revoke(name):
-            raise UserError(f"no participant {name!r} with a valid token")
-    finally:
-        st.close()
 
 
 @dataclass(frozen=True)
@@ -153,21 +89,26 @@ class LeagueService:
 
     Args:
         executors: the executor factory (default: this process's; ``--ray``: the cluster's).
-        on_event: one-line news (checks, versions, generations).
+        on_event: one-line news (checks, versions, runs).
     """
 
     def __init__(self, directory: Path, *, executors: ExecutorFactory | None = None,
                  on_event: Callable[[str], None] = lambda text: None) -> None:
         self.dir = directory
         self.cfg, self.st = open_league(directory)
-        self.executors = executors or local_executor
+        self.custom_executors = executors
         self.on_event = on_event
         self.bus = EventBus()
         self.changed = asyncio.Event()      # the roster changed
         self.queued = asyncio.Event()       # a submission waits for its check
         self.stopping = asyncio.Event()
-        self.executor: Any = None           # the current generation's executor
-        self.generations = 0
+        self._uploads = asyncio.Lock()
+        self.executor: Any = None           # the running executor (None between runs)
+        self.strategy: League | None = None
+        self.playing: set[str] = set()      # the versions the executor has taken
+        self.remote: set[str] = set()       # the remote versions among the active ones
+        self.unstartable: dict[str, str] = {}   # version -> why its command cannot start
+        self.runs = 0
 
     # ----- submissions (the API calls these) -------------------------------------------------
     def participant(self, token: str | None) -> str:
@@ -182,9 +123,9 @@ class LeagueService:
             raise LeagueError("this token is not a participant's (wrong or revoked)", 403)
         return name
 
-    def unpack(self, data: bytes) -> tuple[Inspected, Manifest]:
-        """Check an archive and its manifest, and store it (content-addressed, written whole,
-        once). CPU and disk only, no store: run it in a worker thread.
+    def inspect_upload(self, data: bytes) -> tuple[Inspected, Manifest]:
+        """Check an archive and its manifest without writing anything (CPU only, no store:
+        run it in a worker thread).
 
         Raises:
             LeagueError: a refused archive or manifest (400).
@@ -197,14 +138,15 @@ class LeagueService:
             manifest = parse_manifest(checked.manifest)
         except (ArchiveError, ManifestError) as exc:
             raise LeagueError(str(exc)) from None
-        store(self.dir, data, checked)
         return checked, manifest
 
-    def accept(self, owner: str, checked: Inspected, manifest: Manifest, size: int,
-               name: str | None = None) -> Accepted:
-        """Record an unpacked archive from ``owner`` as a submission (stored once; queued for
-        its check, or a remote version activated at once). On the event loop's thread (the
-        store's connection lives there).
+    async def accept(self, owner: str, checked: Inspected, manifest: Manifest, data: bytes,
+                     name: str | None = None) -> Accepted:
+        """Record an inspected archive from ``owner`` as a submission: the same bot and files
+        again are the submission stored before; else, within the quotas, the archive is
+        stored (content-addressed, written whole, once) and the submission queued for its
+        check (a remote version is activated at once). One upload at a time (the quotas are
+        counted and the row written together).
 
         Raises:
             LeagueError: a bad bot name (400), over a quota (429).
@@ -213,16 +155,21 @@ class LeagueService:
         bot = name or manifest.name
         if not NAME.match(bot):
             raise LeagueError(f"bot name {bot!r}: 1-40 letters, digits, '-', '_' or '.'")
-        earlier = [s for s in self.st.submissions(owner) if s.digest == checked.sha256]
-        if earlier:                       # the same files again: the same submission
-            return Accepted(earlier[0], False)
-        if self.st.submitted_since(owner, 24) >= lg.submissions_per_day:
-            raise LeagueError(f"quota: {lg.submissions_per_day} submissions in 24 hours", 429)
-        active = {s.bot for s in self.st.active() if s.owner == owner}
-        if bot not in active and len(active) >= lg.bots_per_participant:
-            raise LeagueError(f"quota: {lg.bots_per_participant} active bots per "
-                              f"participant ({', '.join(sorted(active))})", 429)
-        sub, new = self.st.add_submission(owner, bot, checked.sha256, size, manifest.remote)
+        async with self._uploads:
+            earlier = [s for s in self.st.submissions(owner)
+                       if s.digest == checked.sha256 and s.bot == bot]
+            if earlier:                   # the same bot and files again: the same submission
+                return Accepted(earlier[0], False)
+            if self.st.submitted_since(owner, 24) >= lg.submissions_per_day:
+                raise LeagueError(f"quota: {lg.submissions_per_day} submissions in 24 hours",
+                                  429)
+            active = {s.bot for s in self.st.active() if s.owner == owner}
+            if bot not in active and len(active) >= lg.bots_per_participant:
+                raise LeagueError(f"quota: {lg.bots_per_participant} active bots per "
+                                  f"participant ({', '.join(sorted(active))})", 429)
+            await asyncio.to_thread(store, self.dir, data, checked)
+            sub, new = self.st.add_submission(owner, bot, checked.sha256, len(data),
+                                              manifest.remote)
         token = None
         if manifest.remote and new:         # nothing to check: it connects with its token
             token = tokens.new_token()
@@ -230,7 +177,7 @@ class LeagueService:
             sub = self._activate(sub)
         elif new:
             self.queued.set()
-        log.info("submission %d from %s: %s (%s bytes)%s", sub.id, owner, bot, size,
+        log.info("submission %d from %s: %s (%s bytes)%s", sub.id, owner, bot, len(data),
                  "" if new else ", stored before")
         return Accepted(sub, new, token)
 
@@ -251,7 +198,7 @@ class LeagueService:
             sub = self.st.next_queued()
             if sub is None:
                 self.queued.clear()
-                await _either(self.queued, self.stopping)
+                await first_of(self.queued, self.stopping)
                 continue
             self.st.set_state(sub.id, "checking")
             self.on_event(f"checking submission {sub.id} ({sub.owner}/{sub.bot})")
@@ -263,7 +210,7 @@ class LeagueService:
             except UserError as exc:          # no sandbox here: nothing is run
                 self.st.set_state(sub.id, "queued", reason=str(exc))
                 self.on_event(f"cannot check submission {sub.id}: {exc}")
-                await _either(self.stopping, asyncio.Event(), timeout_s=30)
+                await first_of(self.stopping, asyncio.Event(), timeout_s=30)
                 continue
             if verdict.passed:
                 self.st.set_state(sub.id, "checking", report=verdict.report)
@@ -275,56 +222,144 @@ class LeagueService:
 
     # ----- the scheduler ---------------------------------------------------------------------
     def roster_config(self) -> TournamentConfig | None:
-        """The tournament config of the active versions (None: fewer than 3)."""
+        """The tournament config of the active versions, oldest first (None: fewer than 3)."""
         bots: list[dict[str, Any]] = []
+        remote = set()
         for sub in self.st.active():
             name = sub.full_name or ""
             if sub.remote:
+                remote.add(name)
                 bots.append({"name": name, "remote": True, "token": self.st.bot_token(sub.id)})
             else:
-                bots.append(entry_for(name, self.manifest_of(sub),
-                                      self.dir / "bots" / sub.digest))
+                entry = entry_for(name, self.manifest_of(sub), self.dir / "bots" / sub.digest)
+                if not self._startable(name, entry):
+                    continue
+                bots.append(entry)
+        self.remote = remote
         if len(bots) < 3:
             return None
         return self.cfg.tournament_config(bots)
 
-    def _online(self, name: str) -> bool:
-        ex = self.executor
-        remote = {b.name for b in (ex.cfg.bots if ex is not None else []) if b.remote}
-        if name not in remote:
-            return True
-        server = getattr(ex, "server", None)
+    def _startable(self, name: str, entry: dict[str, Any]) -> bool:
+        """Whether version ``name``'s command can start here now (the pre-flight check a
+        tournament makes: :mod:`arena.tournament.preflight`). One that cannot (it passed its
+        check, but the server's machine changed since: a runtime removed) is left out of the
+        roster until the server restarts and shown ``disqualified``, so the rest play on."""
+        if name in self.unstartable:
+            return False
+        problems = preflight([BotEntry.model_validate(entry)])
+        if problems:
+            self.unstartable[name] = problems[0]
+            self.on_event(f"{problems[0]}; {name} is left out until the server restarts")
+            return False
+        return True
+
+    def online(self, name: str) -> bool:
+        """Whether version ``name`` can play now: not disqualified in the running executor
+        and, when remote, connected."""
+        why = getattr(self.executor, "disqualified", None)
+        if why is not None and why(name):
+            return False
+        return name not in self.remote or self._connected(name)
+
+    def _connected(self, name: str) -> bool:
+        """Whether remote version ``name`` is connected to the running executor now."""
+        server = getattr(self.executor, "server", None)
         return server is not None and any(b.name == name and b.alive
                                           for b in server.bots.values())
 
+    def status(self, sub: Submission) -> str:
+        """A version's status on the ladder: its state, or ``offline`` (a remote version not
+        connected) / ``disqualified`` (crashed too often while this server runs, or its
+        command cannot start here now)."""
+        name = sub.full_name or ""
+        if sub.state != "active":
+            return sub.state
+        why = getattr(self.executor, "disqualified", None)
+        if name in self.unstartable or (why is not None and why(name)):
+            return "disqualified"
+        return "offline" if sub.remote and not self._connected(name) else "active"
+
     def _make(self, cfg: TournamentConfig, out: Path, report: Any, tracker: Any,
               events: Any, lobby: Any) -> Any:
-        self.executor = self.executors(cfg, out, report, tracker, events, lobby)
-        return self.executor
+        make = self.custom_executors or local_executor
+        ex: Any = make(cfg, out, report, tracker, events, lobby)
+        if isinstance(ex, LocalExecutor):
+            ex.spare = SPARE_BOTS            # new versions join it while it plays
+        if hasattr(ex, "hide_cards"):
+            # a league is public, and anyone may own a remote bot: the live views of matches
+            # in flight show no card nor choice (docs/security.md)
+            ex.hide_cards = True
+        self.executor = ex
+        self.playing = {b.name for b in cfg.bots}
+        return _Deferring(ex, self)
+
+    async def adopt(self) -> TournamentConfig | None:
+        """The roster changed: the running executor takes the new versions and lets the
+        retired ones go; the new roster's config, or None when the executor cannot (a new
+        run then starts with the new roster)."""
+        cfg = self.roster_config()
+        ex = self.executor
+        add = getattr(ex, "add_bots", None)
+        if cfg is None or add is None:
+            return None
+        names = {b.name for b in cfg.bots}
+        new = [b for b in cfg.bots if b.name not in self.playing]
+        gone = sorted(self.playing - names)
+        await ex.retire_bots(gone)
+        self.playing -= set(gone)
+        try:
+            if not add(new):
+                return None
+        except UserError as exc:        # the command of a checked version cannot start now
+            self.on_event(f"cannot add {', '.join(b.name for b in new)}: {exc}")
+            return None
+        self.playing |= {b.name for b in new}
+        for b in new:
+            if b.remote:
+                self.on_event(f"{b.name} is remote: it plays once it connects to "
+                              f"{self.arena_address()} with its token")
+        return cfg
+
+    def arena_address(self) -> str | None:
+        """Where remote bots connect now (``HOST:PORT`` of the running executor's gRPC
+        server; None while none runs). With ``[server] bind`` on port 0 it changes with each
+        run: a league with remote bots binds a fixed port."""
+        server = getattr(self.executor, "server", None)
+        port = getattr(server, "port", None)
+        return server_address(self.cfg.server.bind, port) if port else None
 
     async def schedule_loop(self) -> None:
-        """Play generation after generation until stopped (see the module docstring)."""
+        """One run of the driver after another (normally one, for the service's life: see
+        :mod:`.strategy`) until stopped."""
         report = ConsoleReporter(False)
         while not self.stopping.is_set():
             self.changed.clear()
             cfg = self.roster_config()
             if cfg is None:
-                await _either(self.changed, self.stopping)
+                await first_of(self.changed, self.stopping)
                 continue
-            self.generations += 1
-            strategy = League(cfg, first_blocks=self.cfg.league.first_blocks,
-                              online=self._online, changed=self.changed,
-                              stopping=self.stopping)
-            self.on_event(f"generation {self.generations}: {len(cfg.bots)} bots")
-            tally = await drive(strategy, cfg, self.dir, report, executors=self._make,
-                                events=self.bus.publish)
-            self.executor = None
-            if not tally.played and not self.changed.is_set():
-                await _either(self.changed, self.stopping, timeout_s=IDLE_S)
+            self.runs += 1
+            self.strategy = League(cfg, first_blocks=self.cfg.league.first_blocks,
+                                   online=self.online, changed=self.changed,
+                                   stopping=self.stopping, adopt=self.adopt)
+            self.on_event(f"playing: {len(cfg.bots)} versions")
+            try:
+                await drive(self.strategy, cfg, self.dir, report, executors=self._make,
+                            events=self.bus.publish)
+            except UserError as exc:    # the executor could not start: try again later
+                self.on_event(f"cannot play now: {exc}; trying again in {RETRY_S:g} s")
+                await first_of(self.changed, self.stopping, timeout_s=RETRY_S)
+            finally:
+                self.executor = None
+                self.playing = set()
 
     async def run(self) -> None:
         """The checker and the scheduler, until :meth:`stop`."""
         with out_dir_lock(self.dir, lend=True):
+            left = await asyncio.to_thread(sweep, self.dir)
+            if left:
+                log.info("removed %d half-written upload(s) a killed server left", left)
             tasks = [asyncio.create_task(self.check_loop()),
                      asyncio.create_task(self.schedule_loop())]
             try:
@@ -347,14 +382,31 @@ class LeagueService:
         self.st.close()
 
 
-async def _either(a: asyncio.Event, b: asyncio.Event, timeout_s: float | None = None) -> None:
-    """Wait for ``a`` or ``b`` (or ``timeout_s`` seconds)."""
-    waits = [asyncio.ensure_future(a.wait()), asyncio.ensure_future(b.wait())]
-    try:
-        await asyncio.wait(waits, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for w in waits:
-            w.cancel()
+class _Deferring:
+    """The running executor, as the driver sees it: a match deferred because a remote bot of
+    it is away goes to the strategy's :attr:`League.retry` (played once its bots can)."""
+
+    def __init__(self, inner: Any, service: LeagueService) -> None:
+        self.inner, self.service = inner, service
+        self.slots: int = inner.slots
+
+    @property
+    def disqualifications(self) -> list[str]:
+        return list(self.inner.disqualifications)
+
+    async def start(self) -> None:
+        await self.inner.start()
+
+    async def play(self, m: ScheduledMatch) -> PlayedMatch:
+        try:
+            return await self.inner.play(m)  # type: ignore[no-any-return]
+        except MatchDeferred:
+            if self.service.strategy is not None:
+                self.service.strategy.retry.append(m)
+            raise
+
+    async def close(self) -> None:
+        await self.inner.close()
 
 
 __all__ = ["Accepted", "Inspected", "LeagueError", "LeagueService", "init_league", "invite",
@@ -374,14 +426,15 @@ async def serve(directory: Path, host: str, port: int, *,
             be bound.
     """
     from ..web.app import WebServer, create_app, keep_fresh
-    from ..web.state import LiveState
+    from ..web.state import LiveState, SnapshotWorker
     from .api import routes
     service = LeagueService(directory, executors=executors, on_event=on_event)
     try:
         with out_dir_lock(directory, lend=True):
             # a league is public and anyone may be a remote bot's owner: the live views of
-            # matches in flight show no card nor choice (docs/security.md)
-            state = LiveState(directory, (), True)
+            # matches in flight show no card nor choice, and no bot's log is shown but to its
+            # owner (docs/security.md)
+            state = LiveState(directory, (), True, private_logs=True)
             await asyncio.to_thread(state.refresh)
             service.bus.listen(state.on_event)
             app = create_app(state, service.bus, live=True, extra=routes(service, state))
@@ -391,12 +444,17 @@ async def serve(directory: Path, host: str, port: int, *,
             except OSError as exc:
                 raise UserError(f"--host/--port: cannot listen on {host}:{port}: "
                                 f"{exc.strerror or exc}") from None
-            fresh = asyncio.create_task(keep_fresh(state, service.bus, poll_s=1.0))
+            # the standings' fits run beside the server, not in its process (the API and
+            # the scheduler keep their pace as the results grow)
+            worker = SnapshotWorker()
+            fresh = asyncio.create_task(keep_fresh(state, service.bus, poll_s=1.0,
+                                                   worker=worker))
             ready(server.url)
             try:
                 await service.run()
             finally:
                 fresh.cancel()
+                worker.close()
                 service.bus.close()
                 await asyncio.shield(server.stop())
     finally:

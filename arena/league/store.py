@@ -10,11 +10,12 @@ change).
 - ``league_participants(name, token_sha256, created_at, revoked_at)``: a participant's API
   token is stored as its SHA-256 only (tokens are 256 random bits: a fast hash is enough).
 - ``league_submissions(id, owner, bot, digest, size, remote, state, reason, report, version,
-  bot_token, created_at, updated_at)``: one row per (owner, content digest), so a submission is
-  stored once however often it is sent. ``state`` is one of :data:`STATES`; ``version`` is set
-  when it becomes active (the owner's accepted submissions of that bot, counted from 1);
-  ``bot_token``: a remote version's connection token (the arena must present it to its gRPC
-  server, as a tournament config's ``token`` of a remote bot; the store is its owner's only).
+  bot_token, created_at, updated_at)``: one row per (owner, bot, content digest), so a
+  submission is stored once however often it is sent. ``state`` is one of :data:`STATES`;
+  ``version`` is set when it becomes active (the owner's accepted submissions of that bot,
+  counted from 1); ``bot_token``: a remote version's connection token (the arena must
+  present it to its gRPC server, as a tournament config's ``token`` of a remote bot; the
+  store is its owner's only).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ CREATE TABLE IF NOT EXISTS league_submissions (
     league_participants(name), bot TEXT NOT NULL, digest TEXT NOT NULL, size INTEGER NOT NULL,
     remote INTEGER NOT NULL, state TEXT NOT NULL, reason TEXT, report TEXT, version INTEGER,
     bot_token TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
-    UNIQUE (owner, digest));
+    UNIQUE (owner, bot, digest));
 """
 
 
@@ -145,15 +146,15 @@ class SqliteLeagueStore:
     def add_submission(self, owner: str, bot: str, digest: str, size: int,
                        remote: bool) -> tuple[Submission, bool]:
         """Store a submission once: (the submission, True) when new, (the one stored before
-        with the same owner and content, False) otherwise."""
+        with the same owner, bot and content, False) otherwise."""
         now = _now()
         with self.db:
             cur = self.db.execute(
                 "INSERT OR IGNORE INTO league_submissions (owner, bot, digest, size, remote, "
                 "state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'queued', ?, ?)",
                 (owner, bot, digest, size, int(remote), now, now))
-        row = self.db.execute("SELECT id FROM league_submissions WHERE owner = ? AND digest = ?",
-                              (owner, digest)).fetchone()
+        row = self.db.execute("SELECT id FROM league_submissions WHERE owner = ? AND bot = ? "
+                              "AND digest = ?", (owner, bot, digest)).fetchone()
         sub = self.submission(row[0])
         if sub is None:       # pragma: no cover - just written
             raise RuntimeError("a submission vanished after it was stored")

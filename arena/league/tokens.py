@@ -16,8 +16,12 @@ TOKEN_BYTES = 32
 
 
 def new_token() -> str:
-    """A fresh token (43 URL-safe characters)."""
-    return secrets.token_urlsafe(TOKEN_BYTES)
+    """A fresh token (43 URL-safe characters), never starting with ``-`` (a command line's
+    ``--token T`` would take it for an option)."""
+    while True:
+        token = secrets.token_urlsafe(TOKEN_BYTES)
+        if not token.startswith("-"):
+            return token
 
 
 def digest(token: str) -> str:

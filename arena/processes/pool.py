@@ -146,6 +146,7 @@ class _BotState:
     started: int = 0
     last_crash: str = ""      # the last crash's message (a repeat is shown short)
     absent: bool = False      # a remote bot not connected (defer_absent mode): not waited for
+    retired: bool = False     # no instance kept between matches (:meth:`BotPool.retire`)
 
 
 def safe_filename(name: str) -> str:
@@ -232,13 +233,50 @@ class BotPool:
         self.disqualifications: list[str] = []
         #: the live spawned instances (process -> instance)
         self.live: dict[asyncio.subprocess.Process, Instance] = {}
+        self.slots = slots
+        self.add(entries)
+
+    def add(self, entries: Sequence[BotEntry]) -> None:
+        """Take more bots (a league's new versions, added while it plays): ``slots``
+        instances each (a remote bot: one), started when a match first needs them.
+
+        Raises:
+            ValueError: a name the pool has already.
+        """
+        for e in entries:
+            if e.name in self.bots:
+                raise ValueError(f"the pool has a bot {e.name!r} already")
         for e in entries:
             st = _BotState(e)
-            for _ in range(1 if e.remote else slots):
+            for _ in range(1 if e.remote else self.slots):
                 st.slots.put_nowait(None)
             if e.remote and e.token:     # the config gives every remote bot a token
-                server.expect(e.token, e.name, transport="tcp")
+                self.server.expect(e.token, e.name, transport="tcp")
             self.bots[e.name] = st
+
+    async def retire(self, name: str) -> None:
+        """Stop keeping ``name``'s instances (a league's retired version): its idle ones end
+        now, a leased one when its match ends (a match that still needs it starts one); a
+        remote bot's token is no longer accepted and its connection is told goodbye.
+        Unknown names are ignored."""
+        st = self.bots.get(name)
+        if st is None or st.retired:
+            return
+        st.retired = True
+        if st.entry.remote and st.entry.token:
+            self.server.forget(st.entry.token)
+        idle = []
+        while not st.slots.empty():
+            idle.append(st.slots.get_nowait())
+        for inst in idle:
+            if inst is not None:
+                await self._discard(inst)
+            st.slots.put_nowait(None)
+
+    def disqualified(self, name: str) -> str | None:
+        """Why ``name`` is disqualified (``"disqualified after 3 crashes"``), or None."""
+        st = self.bots.get(name)
+        return st.disqualified if st is not None else None
 
     def log_path(self, name: str) -> Path:
         return self.log_dir / f"{safe_filename(name)}.log"
@@ -287,6 +325,9 @@ class BotPool:
         elif (inst is not None and forfeit is not None and forfeit.kind is FaultKind.TIMEOUT
               and inst.proc is not None):
             self.on_event(f"restarting {name!r} after it forfeited a match ({forfeit})")
+            await self._discard(inst)
+            inst = None
+        if inst is not None and st.retired:    # not kept: a match that needs it starts one
             await self._discard(inst)
             inst = None
         if inst is not None and inst.proc is not None and self.launcher is not None:

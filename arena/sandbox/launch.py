@@ -28,6 +28,7 @@ from . import limits, pidlimit, seccomp
 from .bwrap import SANDBOX_SOCKET, bot_paths, bwrap_argv, python_dirs, sandbox_env_path
 from .config import BotSandbox, SandboxConfig, effective, require_bwrap, resolve
 from .usage import ProcInfo, Usage, children, read_stat, scan
+from .which import Bubblewrap
 from .watch import Watcher, unwatch, watch, watcher_of
 
 #: seconds between two readings of the sandboxed bots' process trees (only while a bot with
@@ -114,22 +115,37 @@ class Launcher:
                  on_event: Callable[[str], None] = lambda msg: None) -> None:
         self.socket = socket
         self.on_event = on_event
-        self.configs = {e.name: resolve(effective(base, e.sandbox))
-                        for e in entries if not e.remote}
-        self.bwrap = (require_bwrap() if any(c.mode == "bwrap" for c in self.configs.values())
-                      else None)
+        self.base = base
+        self.configs: dict[str, SandboxConfig] = {}
         #: what each started bot may read of its own (its cwd, the files of its command)
-        self.own: dict[str, list[str]] = {e.name: bot_paths(e.cwd, _command_of(e))
-                                          for e in entries if not e.remote}
+        self.own: dict[str, list[str]] = {}
+        self.bwrap: Bubblewrap | None = None
+        #: the kernel's process limit (None: no writable pids cgroup; see :mod:`.pidlimit`)
+        self.cgroups: pidlimit.PidsCgroups | None = None
+        #: the seccomp filter's file, opened for each sandbox (None: no table for this machine)
+        self.seccomp_file: str | None = None
         self.hide = [str(h) for h in hide]
         self.watchers: list[Watcher] = []
         self._ticker: asyncio.Task[None] | None = None
         self._table: dict[int, ProcInfo] = {}
         self._table_at = -1e9
-        #: the kernel's process limit (None: no writable pids cgroup; see :mod:`.pidlimit`)
-        self.cgroups = pidlimit.find() if self.bwrap is not None else None
-        #: the seccomp filter's file, opened for each sandbox (None: no table for this machine)
-        self.seccomp_file = _filter_file() if self.bwrap is not None else None
+        self.add(entries)
+
+    def add(self, entries: Sequence[BotSpec]) -> None:
+        """Take more bots (a league's new versions, added while it plays).
+
+        Raises:
+            SandboxUnavailable: one of them runs in ``bwrap`` mode and bubblewrap is missing.
+        """
+        configs = {e.name: resolve(effective(self.base, e.sandbox))
+                   for e in entries if not e.remote}
+        if self.bwrap is None and any(c.mode == "bwrap" for c in configs.values()):
+            self.bwrap = require_bwrap()
+            self.cgroups = pidlimit.find()
+            self.seccomp_file = _filter_file()
+        self.configs.update(configs)
+        self.own.update({e.name: bot_paths(e.cwd, _command_of(e))
+                         for e in entries if not e.remote})
 
     def mode(self, name: str) -> str:
         return self.configs[name].mode

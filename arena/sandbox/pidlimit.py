@@ -31,6 +31,9 @@ import os
 from pathlib import Path
 
 _PREFIX = "arena358-"
+#: the numbers of bot groups, shared by every :class:`PidsCgroups` of this process (a league
+#: server checks a submission while its matches play: two launchers, one parent group)
+_NUMBERS = itertools.count(1)
 
 
 def _mounts() -> list[tuple[str, str, set[str]]]:
@@ -140,7 +143,7 @@ class PidsCgroups:
     def __init__(self, base: Path) -> None:
         self.base = base
         self.path = base / f"{_PREFIX}{os.getpid()}"
-        self._numbers = itertools.count(1)
+        self._numbers = _NUMBERS
         self.groups: list[BotCgroup] = []
 
     def new(self, processes: int) -> BotCgroup:

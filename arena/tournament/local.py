@@ -111,8 +111,11 @@ class LocalExecutor:
                  tracker: ProcessTracker | None = None,
                  events: EventSink | None = None,
                  hide: list[Path] | None = None, lobby: LobbyPlan | None = None,
-                 defer_absent: bool = False) -> None:
+                 defer_absent: bool = False, spare: int = 0) -> None:
         self.cfg = cfg
+        #: bots :meth:`add_bots` may add beyond the config's (the server's connection cap
+        #: is sized for them at the start)
+        self.spare = spare
         self.lobby = lobby
         self.defer_absent = defer_absent
         self.bots = list(cfg.bots)
@@ -143,7 +146,8 @@ class LocalExecutor:
         check_bots(cfg)
         self.sockdir = SocketDir()
         server = ArenaServer(self.bind, register_timeout_s=cfg.faults.register_timeout_s,
-                             max_connections=max_connections(cfg, self.slots, self.bots),
+                             max_connections=max_connections(cfg, self.slots, self.bots)
+                             + 2 * self.spare * self.slots,
                              on_warning=self.on_warning, tls=cfg.server.tls_config(),
                              unix_socket=self.sockdir.socket)
         try:
@@ -181,6 +185,46 @@ class LocalExecutor:
         for name in absent:
             pool.mark_absent(name, f"remote bot {name!r} did not connect within "
                                    f"{lobby.limit_s:g} s")
+
+    def add_bots(self, entries: Sequence[BotEntry]) -> bool:
+        """Take more bots while playing (after :meth:`start`; a league's new versions): the
+        pre-flight check of their commands, then the sandbox and the pool take them (a remote
+        one's token is accepted from now on). False, and nothing changed, when the server's
+        connection cap has no room for them (more than ``spare`` bots added beyond those
+        retired): a new executor must take the roster.
+
+        Raises:
+            PreflightError: a new bot's command cannot start (none is added).
+            RuntimeError: not started.
+        """
+        if self.pool is None or self.launcher is None:
+            raise RuntimeError("LocalExecutor.add_bots before start")
+        if len(entries) > self.spare:
+            return False
+        problems = preflight(list(entries))
+        if problems:
+            raise PreflightError("\n".join(problems))
+        self.launcher.add(entries)
+        self.pool.add(entries)
+        self.bots.extend(entries)
+        self.spare -= len(entries)
+        return True
+
+    async def retire_bots(self, names: Sequence[str]) -> None:
+        """Keep no instance of ``names`` between matches any more (a league's retired
+        versions; :meth:`BotPool.retire`): each frees the room of one bot for
+        :meth:`add_bots`."""
+        if self.pool is None:
+            return
+        for name in names:
+            if any(b.name == name for b in self.bots):
+                await self.pool.retire(name)
+                self.bots = [b for b in self.bots if b.name != name]
+                self.spare += 1
+
+    def disqualified(self, name: str) -> str | None:
+        """Why bot ``name`` is disqualified in this executor's pool, or None."""
+        return self.pool.disqualified(name) if self.pool is not None else None
 
     async def play(self, m: ScheduledMatch) -> PlayedMatch:
         """Play ``m`` (after :meth:`start`). Raises RuntimeError when not started."""

@@ -66,8 +66,8 @@ def out_dir_lock(out: Path, *, lend: bool = False) -> Iterator[None]:
     """:func:`lock_out_dir` for the duration of a ``with`` block. Raises OutDirError, also
     when this process already holds the lock, unless its holder passed ``lend=True``: then a
     nested ``out_dir_lock`` of the same directory shares it (the league service holds its
-    directory while the tournament driver runs one generation of its roster after another
-    in it)."""
+    directory while the tournament driver runs in it, a new run whenever its executor
+    cannot adopt a roster change)."""
     key = os.path.realpath(out)
     held = _HELD.get(key)
     if held is not None:

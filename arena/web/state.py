@@ -117,13 +117,15 @@ class Snapshot:
 class LiveState:
     """State of the tournament in directory ``out`` for the live page; ``secrets`` (the
     config's remote-bot tokens) are redacted from the log tails, as is anything token-like.
+    ``private_logs``: never show the log tails (a league's: each is its owner's only).
 
     Raises (from :meth:`refresh`): StoreError when ``out`` holds no readable store.
     """
 
     def __init__(self, out: str | Path, secrets: tuple[str, ...] = (),
-                 hide_cards: bool | None = None) -> None:
+                 hide_cards: bool | None = None, *, private_logs: bool = False) -> None:
         self.out = Path(out).resolve()
+        self.private_logs = private_logs
         #: strings never shown (the remote bots' tokens, when the config is known)
         self.secrets = tuple(s for s in secrets if s)
         #: the tournament has a remote bot (None: unknown, read from the arena's journal)
@@ -206,6 +208,9 @@ class LiveState:
         return JournalReader(self.out).hidden() is not False
 
     def _logs_held(self, complete: bool) -> str | None:
+        if self.private_logs:
+            return ("A bot's log is its owner's only: the owner reads it on the bot's page "
+                    "with its token.")
         if complete or not self.hides_cards():
             return None
         return ("The bots' log tails appear when the tournament is complete: a remote bot "
@@ -339,16 +344,17 @@ def _faults(results: list[ResultRow], bots: tuple[str, ...], complete: set[str]
 
 
 # -- snapshots rebuilt in a worker process ---------------------------------------------------
-_WORKER_STATES: dict[tuple[str, tuple[str, ...], bool | None], LiveState] = {}
+_WORKER_STATES: dict[tuple[str, tuple[str, ...], bool | None, bool], LiveState] = {}
 
 
-def build_snapshot(out: str, secrets: tuple[str, ...], hide_cards: bool | None = None
-                   ) -> tuple[Snapshot, float]:
+def build_snapshot(out: str, secrets: tuple[str, ...], hide_cards: bool | None = None,
+                   private_logs: bool = False) -> tuple[Snapshot, float]:
     """:meth:`LiveState.refresh` in a worker process (its rating-history cache kept there);
     returns the snapshot and the seconds it took."""
     t0 = time.perf_counter()
-    key = (out, secrets, hide_cards)
-    state = _WORKER_STATES.setdefault(key, LiveState(out, secrets, hide_cards))
+    key = (out, secrets, hide_cards, private_logs)
+    state = _WORKER_STATES.setdefault(key, LiveState(out, secrets, hide_cards,
+                                                     private_logs=private_logs))
     return state.refresh(), time.perf_counter() - t0
 
 
@@ -410,7 +416,7 @@ class SnapshotWorker:
         loop = asyncio.get_running_loop()
         snap, self.last_s = await loop.run_in_executor(self.pool, build_snapshot,
                                                        str(state.out), state.secrets,
-                                                       state.hide_cards)
+                                                       state.hide_cards, state.private_logs)
         state.snapshot = snap
         return snap
 

@@ -21,9 +21,11 @@ const path = require('path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 
-// the .proto as installed with the arena package (arena/protocol/proto: beside sample_bots/ in
-// a checkout and in site-packages alike, and visible inside the sandbox), else the checkout's
+// the .proto shipped in the bot's own proto/ (a league submission carries it: `arena proto`),
+// else as installed with the arena package (arena/protocol/proto: beside sample_bots/ in a
+// checkout and in site-packages alike, and visible inside the sandbox), else the checkout's
 const PROTO_ROOT = [
+  path.resolve(__dirname, 'proto'),
   path.resolve(__dirname, '..', '..', 'arena', 'protocol', 'proto'),
   path.resolve(__dirname, '..', '..', 'proto'),
 ].find((dir) => fs.existsSync(path.join(dir, 'threefiveeight', 'v1', 'arena.proto')));

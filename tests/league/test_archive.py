@@ -10,7 +10,7 @@ import tarfile
 
 import pytest
 
-from arena.league.archive import ArchiveError, inspect, pack, store
+from arena.league.archive import ArchiveError, inspect, pack, store, sweep
 from arena.league.manifest import ManifestError, parse_manifest
 
 MANIFEST = b'name = "mybot"\ncommand = ["{python}", "bot.py"]\n'
@@ -82,9 +82,14 @@ def test_a_good_archive_is_stored_once_by_content_read_only(tmp_path) -> None:
     (bot / "lib" / "util.py").write_text("X = 1\n")
     (bot / "__pycache__").mkdir()
     (bot / "__pycache__" / "bot.cpython-311.pyc").write_bytes(b"\0")
+    (bot / "node_modules" / ".bin").mkdir(parents=True)       # npm's command links
+    (bot / "node_modules" / ".bin" / "tool").symlink_to("../tool/cli.js")
+    (bot / "node_modules" / "tool").mkdir()
+    (bot / "node_modules" / "tool" / "cli.js").write_text("//\n")
     data = pack(bot)
     checked = inspect(data)
-    assert checked.files == ("bot.py", "bot.toml", "lib/util.py")       # no caches
+    assert checked.files == ("bot.py", "bot.toml", "lib/util.py",       # no caches, no links
+                             "node_modules/tool/cli.js")
     assert parse_manifest(checked.manifest).command == ["{python}", "bot.py"]
     root = tmp_path / "league"
     unpacked = store(root, data, checked)
@@ -123,3 +128,26 @@ def test_bad_manifests_are_one_line(text, error) -> None:
     with pytest.raises(ManifestError) as err:
         parse_manifest(text)
     assert error in str(err.value) and "\n" not in str(err.value)
+
+
+def test_sweep_removes_what_a_killed_server_half_wrote_only(tmp_path) -> None:
+    """A server killed while storing leaves dot-named temporaries (atomic_write_bytes's file,
+    store's unpacking directory, made read-only already); sweep removes those, never a whole
+    archive or bot."""
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (bot / "bot.toml").write_bytes(MANIFEST)
+    data = pack(bot)
+    checked = inspect(data)
+    root = tmp_path / "league"
+    whole = store(root, data, checked)
+    (root / "archives" / f".{checked.sha256}.tar.gz.x1.tmp").write_bytes(data[:10])
+    half = root / "bots" / f".{checked.sha256[:12]}.x2"
+    (half / "lib").mkdir(parents=True)
+    (half / "lib" / "a.py").write_text("")
+    half.chmod(0o555)
+    (half / "lib").chmod(0o555)
+    assert sweep(root) == 2
+    assert sorted(p.name for p in (root / "archives").iterdir()) == [f"{checked.sha256}.tar.gz"]
+    assert list((root / "bots").iterdir()) == [whole]
+    assert sweep(root) == 0

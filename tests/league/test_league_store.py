@@ -15,6 +15,7 @@ def test_participants_are_found_by_token_hash_only(tmp_path) -> None:
     st = SqliteLeagueStore.open(tmp_path)
     token = new_token()
     assert len(token) == 43 and digest(token) != token
+    assert not any(new_token().startswith("-") for _ in range(500))   # not an option
     st.add_participant("alice", digest(token))
     with pytest.raises(sqlite3.IntegrityError):
         st.add_participant("alice", digest(new_token()))
@@ -39,6 +40,9 @@ def test_submissions_are_stored_once_and_versions_count_per_bot(tmp_path) -> Non
     s3, _ = st.add_submission("alice", "mybot", "d3", 100, False)
     b1, new = st.add_submission("bob", "mybot", "d1", 100, False)     # same files, other owner
     assert new and b1.id != s1.id
+    other, new = st.add_submission("alice", "other", "d1", 100, False)  # same files, other bot
+    assert new and other.id not in (s1.id, b1.id) and other.bot == "other"
+    st.set_state(other.id, "rejected", reason="a test")
     assert st.next_queued().id == s1.id
     st.set_state(s1.id, "checking")
     assert st.next_queued().id == s1.id           # a check left unfinished comes first
@@ -52,7 +56,7 @@ def test_submissions_are_stored_once_and_versions_count_per_bot(tmp_path) -> Non
     assert [s.full_name for s in st.active()] == ["alice/mybot@2", "bob/mybot@1",
                                                  "alice/mybot@3"]
     assert st.submission(s1.id).state == "retired"                   # beyond the newest 2
-    assert st.submitted_since("alice", 24) == 4 and st.submitted_since("bob", 24) == 1
+    assert st.submitted_since("alice", 24) == 5 and st.submitted_since("bob", 24) == 1
     with pytest.raises(ValueError, match="unknown submission state"):
         st.set_state(s1.id, "winning")
     with pytest.raises(KeyError):

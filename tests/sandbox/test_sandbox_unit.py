@@ -279,3 +279,13 @@ def test_a_crash_is_named_by_its_own_output_and_only_measured_limits_are_the_san
                                          "open files limit 64 reached")
     assert asyncio.run(exit_of(xfsz)) == \
         "stopped by the sandbox: file size limit 64 MiB reached"
+
+
+def test_two_launchers_of_one_process_never_share_a_bot_group(tmp_path) -> None:
+    """A league server checks a submission (its own launcher) while its matches play: both
+    make bot groups under the same parent ``arena358-<pid>``, so the numbers are the
+    process's, not each launcher's (a shared number failed with 'File exists')."""
+    first, second = pidlimit.PidsCgroups(tmp_path), pidlimit.PidsCgroups(tmp_path)
+    a, b, c = first.new(8), second.new(8), first.new(8)
+    assert len({a.path, b.path, c.path}) == 3
+    assert (b.path / "pids.max").read_text() == "8"
