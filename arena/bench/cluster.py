@@ -147,7 +147,8 @@ def bench_cluster(*, hand_cap: int = 5, deals: int = 4, slots: int = 2, rounds: 
             local_whole.append(whole)
             local_rates.append(steady)
             if address == "local":
-                ray.init(num_cpus=max(1, math.ceil(3 * cpus_per_bot * slots)),
+                ray.init(address="local",
+                         num_cpus=max(1, math.ceil(3 * cpus_per_bot * slots)),
                          include_dashboard=False, log_to_driver=False)
             else:
                 ray.init(address=address, log_to_driver=False)

@@ -200,9 +200,10 @@ class RayExecutor:
         kwargs: dict[str, object] = {"logging_level": logging.WARNING, "log_to_driver": False}
         if runtime_env:
             kwargs["runtime_env"] = runtime_env
-        if address != "local":
-            kwargs["address"] = address
-        else:     # a private instance, sized for its workers (_private_cpus)
+        # "local" is passed too: a new private instance even where a cluster runs on this
+        # machine (ray.init() without an address would join that one)
+        kwargs["address"] = address
+        if address == "local":    # the private instance, sized for its workers
             kwargs["include_dashboard"] = False
             kwargs["num_cpus"] = self._private_cpus()
         self._quiet.start()

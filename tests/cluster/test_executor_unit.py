@@ -72,6 +72,9 @@ def test_a_private_instance_is_sized_for_the_workers(tmp_path, monkeypatch):
     ray = _FakeRay()
     asyncio.run(RayExecutor(cfg, tmp_path, events.append)._connect(ray, {}))  # type: ignore[arg-type]
     assert ray.calls[0]["num_cpus"] == 6 and ray.calls[0]["include_dashboard"] is False
+    # a new instance, also where a Ray cluster runs on this machine (which ray.init() with
+    # no address would join, refusing num_cpus)
+    assert ray.calls[0]["address"] == "local"
     assert events == ["private Ray instance: 6 logical CPUs, for 2 workers x 3 bots x "
                       "cpus_per_bot 1 (this machine has 2: the bots share its cores)"]
     roomy = make_config(None, tag="x", extra='[cluster]\naddress = "local"\ncpus_per_bot = '

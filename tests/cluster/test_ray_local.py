@@ -1,6 +1,6 @@
-"""The Ray backend on a single-machine Ray instance (``ray.init(num_cpus=2)``, shared by this
-module's tests): the same results and records as ``local``; bot crashes stay bot faults; bots
-die with their worker; the gauntlet plays there too."""
+"""The Ray backend on a single-machine Ray instance (``ray.init(address="local",
+num_cpus=2)``, shared by this module's tests): the same results and records as ``local``; bot
+crashes stay bot faults; bots die with their worker; the gauntlet plays there too."""
 
 from __future__ import annotations
 
@@ -40,7 +40,8 @@ def ray_2cpus():
     saved = {k: os.environ.get(k) for k in RAY_CLEANUP_OFF}
     os.environ.update(RAY_CLEANUP_OFF)
     try:
-        start_ray(lambda: ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False))
+        start_ray(lambda: ray.init(address="local", num_cpus=2, include_dashboard=False,
+                                   log_to_driver=False))
         try:
             yield
         finally:

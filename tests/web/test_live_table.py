@@ -89,7 +89,9 @@ def test_card_tables_agree_with_the_records_and_the_featured_match_moves_on(tmp_
         pytest.skip(why)
     tag = new_tag()
     cfg = tmp_path / "web.toml"
-    cfg.write_text(web_config(tag, sleep_ms=60).replace("hand_cap = 1", "hand_cap = 2")
+    # matches long enough (0.1 s a decision of the slow bot) for a busy machine to open one's
+    # own page while it is in flight
+    cfg.write_text(web_config(tag, sleep_ms=100).replace("hand_cap = 1", "hand_cap = 2")
                    .replace("concurrency = 1", "concurrency = 2"))
     out = tmp_path / "out"
     run = _arena("run", str(cfg), "--out", str(out), "--web", "127.0.0.1:0", "--quiet")
@@ -105,7 +107,7 @@ def test_card_tables_agree_with_the_records_and_the_featured_match_moves_on(tmp_
         # it end before the page is up, the next one)
         solo = browser.new_context(viewport={"width": 1366, "height": 900}).new_page()
         solo_problems = _problems(solo)
-        for _ in range(4):
+        for _ in range(8):
             page.wait_for_selector("#inflight .match", timeout=60_000)
             solo_id = page.evaluate("""() => [...document.querySelectorAll('#inflight .match')]
                 .map(b => [+b.querySelector('.status').textContent.match(/(\\d+) decisions/)[1],
