@@ -60,9 +60,12 @@ def rows() -> list[ResultRow]:
     for k in range(12):
         seats = tuple(HOSTILE_NAMES[(k + i) % 3] for i in range(3))
         places = [(1, 2, 3), (2, 3, 1), (3, 1, 2)][k % 3]
-        out.append(ResultRow(f"m{k}", f"b{k // 6}", seats, "normal", places, (1, 0, -1),
-                             (0, 0, 0), (False,) * 3, (None,) * 3, "hand-cap", 1, (5, 5, 5),
-                             (1.0, 1.0, 1.0), f"records/m{k}.jsonl.gz"))
+        out.append(ResultRow(
+            match_id=f"m{k}", block=f"b{k // 6}", players=seats, status="normal",
+            places=places, scores=(1, 0, -1), faults=(0, 0, 0), forfeits=(False,) * 3,
+            forfeit_reasons=(None,) * 3, end_reason="hand-cap", hands=1, decisions=(5, 5, 5),
+            think_ms=(1.0, 1.0, 1.0), started_at="s", ended_at="e",
+            record=f"records/m{k}.jsonl.gz"))
     return out
 
 

@@ -20,7 +20,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, UTC
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from ..rules import MatchState, RulesConfig, RulesError, action_str, view_of
 from ..rules.deal import derive_seed
@@ -118,7 +118,7 @@ class MatchOutcome:
         return _three(self.state.scores)
 
     @property
-    def termination(self) -> str:
+    def termination(self) -> Literal["normal", "forfeit"]:
         """``"normal"`` or ``"forfeit"`` (a seat forfeited)."""
         return "forfeit" if any(self.forfeited) else "normal"
 
@@ -218,8 +218,7 @@ async def _ask(spec: MatchSpec, seat: _Seat, state: MatchState, request_id: int,
     elif seat.faults >= spec.max_faults:
         seat.forfeit = Forfeit.too_many_faults(spec.max_faults, fault)
     if fault is not FaultKind.DISCONNECT:
-        reason = "late" if fault is FaultKind.TIMEOUT else str(fault)
-        await _safe(seat, seat.bot.reject(request_id, reason, detail))
+        await _safe(seat, seat.bot.reject(request_id, fault, detail))
     chosen = fallback_action(spec.seed, index, legal)
     return DecisionLog(hand, s, kind, chosen, think, fault, detail, True, answer)
 

@@ -100,9 +100,12 @@ def test_bounds_are_shown_as_bounds():
     assert interval_text(None, 1320.4) == "< 1320.4"
     assert interval_text(-3.0, 12.0, sign=True) == "[-3.0, +12.0]"
     assert interval_text(None, None) == "-"
-    rows = [ResultRow(f"m{k}", m.block, m.players, "normal", m.places, (0, 0, 0), (0, 0, 0),
-                      (False,) * 3, (None,) * 3, "hand-cap", 1, (4, 4, 4), (1.0, 1.0, 1.0),
-                      f"records/m{k}.jsonl.gz") for k, m in enumerate(top_always_first(6))]
+    rows = [ResultRow(match_id=f"m{k}", block=m.block, players=m.players, status="normal",
+                      places=m.places, scores=(0, 0, 0), faults=(0, 0, 0),
+                      forfeits=(False,) * 3, forfeit_reasons=(None,) * 3,
+                      end_reason="hand-cap", hands=1, decisions=(4, 4, 4),
+                      think_ms=(1.0, 1.0, 1.0), started_at="s", ended_at="e",
+                      record=f"records/m{k}.jsonl.gz") for k, m in enumerate(top_always_first(6))]
     st = compute_standings(rows, ["top", "b", "c", "d"])
     bound = st.ratings.bot("top").ci_low
     text = format_standings(st, "text")

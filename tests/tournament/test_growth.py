@@ -58,9 +58,11 @@ def played(tmp_path: Path) -> None:
     with Store(tmp_path / "results.sqlite") as store:
         for m in store.pending():
             store.save_result(ResultRow(
-                m.match_id, m.block_id, m.seats, "normal", (1, 2, 3), (1, 0, -1), (0, 0, 0),
-                (False,) * 3, (None,) * 3, "hand-cap", 1, (1, 1, 1), (1.0, 1.0, 1.0),
-                f"records/{m.match_id}.jsonl.gz"), "s", "e")
+                match_id=m.match_id, block=m.block_id, players=m.seats, status="normal",
+                places=(1, 2, 3), scores=(1, 0, -1), faults=(0, 0, 0), forfeits=(False,) * 3,
+                forfeit_reasons=(None,) * 3, end_reason="hand-cap", hands=1,
+                decisions=(1, 1, 1), think_ms=(1.0, 1.0, 1.0), started_at="s", ended_at="e",
+                record=f"records/{m.match_id}.jsonl.gz"))
 
 
 def fresh(tmp_path: Path, name: str) -> Path:
@@ -441,6 +443,6 @@ def test_a_typo_then_the_fix_in_the_same_out_directory(tmp_path, capsys):
     assert "arena: error" not in captured.err
     with open_existing(out) as store:
         rows = store.results()
-    assert len(rows) == 6 and all("mine" in r.seats and not any(r.forfeited) for r in rows)
+    assert len(rows) == 6 and all("mine" in r.players and not any(r.forfeits) for r in rows)
     assert "6 matches played now, 0 resumed" in captured.out
     assert wait_no_processes(tag) == []

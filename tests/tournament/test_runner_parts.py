@@ -26,9 +26,12 @@ from arena.tournament.tasks import run_workers, uncancellable
 
 def _match_and_row(faults=(0, 2, 0)):
     m = make_schedule(["a", "b", "c"], 1, 7)[0]
-    row = ResultRow(m.match_id, m.block_id, m.seats, "normal", (2, 1, 3), (10, 30, 5),
-                    faults, (False, False, False), (None, None, None), "hand-cap", 2,
-                    (5, 5, 5), (1.0, 2.0, 3.0), f"records/{m.match_id}.jsonl.gz")
+    row = ResultRow(match_id=m.match_id, block=m.block_id, players=m.seats, status="normal",
+                    places=(2, 1, 3), scores=(10, 30, 5), faults=faults,
+                    forfeits=(False, False, False), forfeit_reasons=(None, None, None),
+                    end_reason="hand-cap", hands=2, decisions=(5, 5, 5),
+                    think_ms=(1.0, 2.0, 3.0), started_at="2026-01-01T00:00:00Z",
+                    ended_at="2026-01-01T00:01:00Z", record=f"records/{m.match_id}.jsonl.gz")
     return m, row
 
 
@@ -109,7 +112,7 @@ def test_save_played_writes_the_record_then_the_row(tmp_path):
     (tmp_path / "records").mkdir()
     with Store(tmp_path / "results.sqlite") as store:
         store.init_schedule("f" * 64, "t", make_schedule(["a", "b", "c"], 1, 7))
-        done = PlayedMatch(row, "2026-01-01T00:00:00Z", "2026-01-01T00:01:00Z", b"gz bytes")
+        done = PlayedMatch(row, b"gz bytes")
         asyncio.run(save_played(tmp_path, store, done))
         assert (tmp_path / row.record).read_bytes() == b"gz bytes"
         assert [r.match_id for r in store.results()] == [m.match_id]

@@ -26,9 +26,12 @@ def fake_store(path, *, marked: bool = True) -> list[str]:
         for k, m in enumerate(schedule):
             places = [(1, 2, 3), (2, 1, 3), (3, 2, 1)][k % 3]
             store.save_result(ResultRow(
-                m.match_id, m.block_id, m.seats, "normal", places, (5, 0, -5), (0, 0, 0),
-                (False, False, False), (None, None, None), "hand-cap", 1, (20, 20, 20),
-                (1.5, 2.0, 0.25), f"records/{m.match_id}.jsonl.gz"), "t0", "t1")
+                match_id=m.match_id, block=m.block_id, players=m.seats, status="normal",
+                places=places, scores=(5, 0, -5), faults=(0, 0, 0),
+                forfeits=(False, False, False), forfeit_reasons=(None, None, None),
+                end_reason="hand-cap", hands=1, decisions=(20, 20, 20),
+                think_ms=(1.5, 2.0, 0.25), started_at="t0", ended_at="t1",
+                record=f"records/{m.match_id}.jsonl.gz"))
     if not marked:   # as written before the identity marks existed
         con = sqlite3.connect(path)
         con.execute("PRAGMA application_id = 0")
