@@ -44,6 +44,7 @@ from .convert import (
     match_start_to_proto,
 )
 from .viewcache import ViewEncoder
+from .wire import decision_message
 
 log = logging.getLogger("arena.protocol")
 
@@ -62,6 +63,13 @@ LOG_FIRST, LOG_EVERY, MAX_REJECTIONS = 20, 1000, 10_000
 
 #: put in the outbox to end the stream
 CLOSE = object()
+#: what the outbox holds: messages, and serialised ones (decision requests, :mod:`.wire`)
+Outgoing = pb.ArenaMessage | bytes
+
+
+def serialize(msg: Outgoing) -> bytes:
+    """The Play stream's response serializer: ``msg`` serialised (bytes are sent as they are)."""
+    return msg if isinstance(msg, bytes) else msg.SerializeToString()
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,9 +118,9 @@ class RemoteBot(Bot):
         self.name = identity.name
         self.version = identity.version
         self.outbox: asyncio.Queue[object] = asyncio.Queue()
-        #: set by the server: writes one message on the stream (one write at a time: the
-        #: server's pump holds ``write_lock`` too)
-        self.writer: Callable[[pb.ArenaMessage], Awaitable[None]] | None = None
+        #: set by the server: writes one message (or a serialised one) on the stream, one
+        #: write at a time: the server's pump holds ``write_lock`` too
+        self.writer: Callable[[Outgoing], Awaitable[None]] | None = None
         self.write_lock = asyncio.Lock()
         self._alive = True
         self._closed_reason = ""
@@ -155,12 +163,10 @@ class RemoteBot(Bot):
                 reported an error), ``DISCONNECT`` (stream ended).
         """
         self._check_alive()
+        view = self._views.encode_bytes(request.view, request.match_id)
         self._next_id += 1
         wire_id = self._next_id
-        msg = pb.ArenaMessage()
-        d = msg.decision
-        d.request_id, d.match_id, d.time_ms = wire_id, request.match_id, request.time_ms
-        self._views.encode_into(d.view, request.view, request.match_id)
+        msg = decision_message(wire_id, request.match_id, request.time_ms, view)
         fut: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         pend = _Pending(fut, request.match_id, request.request_id)
         self._pending[wire_id] = pend
@@ -241,10 +247,10 @@ class RemoteBot(Bot):
         if not self.done.done():
             self.done.set_result(reason)
 
-    def _send(self, msg: pb.ArenaMessage) -> None:
+    def _send(self, msg: Outgoing) -> None:
         self.outbox.put_nowait(msg)
 
-    async def _send_now(self, msg: pb.ArenaMessage) -> None:
+    async def _send_now(self, msg: Outgoing) -> None:
         """Write ``msg`` on the stream directly when nothing is queued before it (saves the
         pump's task switch on the per-decision path); otherwise queue it, keeping the order."""
         if self.writer is None or not self.outbox.empty() or self.write_lock.locked():
