@@ -12,7 +12,7 @@ while nothing waits is dropped; the next wait arms a new one. Timing semantics a
 cancellation of ours (to be turned into a timeout) from any other (to be propagated), with
 ``Task.uncancel`` as ``asyncio.timeout`` does it.
 
-Not thread-safe; one per match, used by one task at a time (the match runner's).
+Not thread-safe; one per match, made and used by the task that plays it.
 """
 
 from __future__ import annotations
@@ -25,9 +25,18 @@ __all__ = ["DecisionClock"]
 class DecisionClock:
     """One match's decision deadlines on one event loop (see the module docstring)."""
 
-    __slots__ = ("_cancelling", "_deadline", "_expired", "_handle", "_loop", "_task")
+    __slots__ = ("_cancelling", "_deadline", "_expired", "_handle", "_loop", "_owner", "_task")
 
     def __init__(self) -> None:
+        """Make the clock of the current task (the one whose waits it times).
+
+        Raises:
+            RuntimeError: not called from inside a task.
+        """
+        owner = asyncio.current_task()
+        if owner is None:
+            raise RuntimeError("a DecisionClock needs a running task")
+        self._owner: asyncio.Task[object] = owner
         self._loop = asyncio.get_running_loop()
         self._handle: asyncio.TimerHandle | None = None
         self._deadline = 0.0
@@ -36,16 +45,10 @@ class DecisionClock:
         self._expired = False
 
     def start(self, seconds: float) -> None:
-        """Begin a wait of the current task that may last ``seconds`` (> 0); call :meth:`stop`
-        when it ends, however it ends.
-
-        Raises:
-            RuntimeError: not called from inside a task.
-        """
-        task = asyncio.current_task()
-        if task is None:
-            raise RuntimeError("DecisionClock.start() needs a running task")
-        self._task, self._cancelling, self._expired = task, task.cancelling(), False
+        """Begin a wait of the owning task that may last ``seconds`` (> 0); call :meth:`stop`
+        when it ends, however it ends."""
+        task = self._task = self._owner
+        self._cancelling, self._expired = task.cancelling(), False
         self._deadline = deadline = self._loop.time() + seconds
         handle = self._handle
         if handle is None or handle.when() > deadline:   # later deadlines: re-armed on firing

@@ -2,24 +2,26 @@
 :class:`ViewDecoder` (bot side, used by the SDK).
 
 Most of a seat's view is the same from one of its decisions to the next within a hand: seat,
-roles, targets, scores, contract, kitty, discards, and the hand's past tricks and exchange
-events, which only grow. :func:`arena.protocol.convert.view_to_proto` rebuilds all of it for
+roles, targets, scores, contract, kitty, and the hand's past tricks and exchange events, which
+only grow. :func:`arena.protocol.convert.view_to_proto` rebuilds all of it for
 every decision; a :class:`ViewEncoder` keeps, per (match, seat), a *template*: those
 slow-changing fields serialised, extended with each new trick and exchange event as they come,
 and for each decision appends to it only the fields that change with every decision (hand,
-legal actions, current trick, trick counts, exchange status ...), written from bytes made once
+legal actions, current trick, trick counts, exchange status, and the discards, which grow one
+card a decision while the declarer discards ...), written from bytes made once
 (:mod:`arena.protocol.wire`; serialised fields concatenate into one message). The encoder
 reads nothing but the :class:`~arena.rules.view.View` the rules engine built
 (``arena.rules.view_of``): the protocol never sees the match state.
 
 A template is rebuilt whenever anything it holds could have changed: its key is the hand
-number, contract, trump, kitty state and cards, discards, scores, previous hand's points, hand
-points so far, contracts used, the finished flag and the rules; past tricks and events are
+number, contract, trump, kitty state and cards, scores, previous hand's points, hand points so
+far, contracts used, the finished flag and the rules; past tricks and events are
 append-only within a hand, so lists that do not start with the template's force a rebuild too.
 A match's templates are dropped when it starts or ends; match ids must be unique among the
 matches in play on one encoder (they are: the arena's ids are). The results always equal
 ``view_to_proto`` / ``view_from_proto`` (``tests/protocol/test_viewcache.py`` checks it at every
-decision of many matches under every preset, for every seat, with match ids reused).
+decision of many matches under every preset and over random option combinations, for every
+seat, with match ids reused).
 """
 
 from __future__ import annotations
@@ -53,7 +55,8 @@ from .wire import dynamic_view_fields
 
 #: fields of ``pb.View`` set on every decision (never taken from the template)
 DYNAMIC_FIELDS = ("decision", "to_act", "legal_actions", "hand", "hand_sizes", "hidden_own",
-                  "trick", "leader", "tricks_won", "exchange", "placings")
+                  "discards", "discard_count", "trick", "leader", "tricks_won", "exchange",
+                  "placings")
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -67,9 +70,9 @@ _TemplateKey = tuple[object, ...]
 
 
 def _template_key(view: View) -> _TemplateKey:
-    return (view.hand_number, view.contract, view.trump, view.kitty_taken, view.discard_count,
+    return (view.hand_number, view.contract, view.trump, view.kitty_taken,
             view.scores, view.prev_points, len(view.hand_points), view.contracts_used,
-            view.finished, view.cfg, view.kitty, view.discards)
+            view.finished, view.cfg, view.kitty)
 
 
 @dataclass(slots=True)

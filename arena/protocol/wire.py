@@ -15,7 +15,6 @@ every decision of many matches, for every preset and seat).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from google.protobuf.descriptor import FieldDescriptor
@@ -33,6 +32,8 @@ class WireFormatError(RuntimeError):
 
 #: the varints of 0..127 (one byte each)
 _SMALL = [bytes((i,)) for i in range(128)]
+#: entries a snippet cache keeps before it is cleared (a long run must not grow)
+_KEPT = 4096
 
 
 def varint(n: int) -> bytes:
@@ -75,11 +76,24 @@ def _string(tag: bytes, text: str) -> bytes:
     return tag + varint(len(data)) + data
 
 
-def _packed(tag: bytes, values: Sequence[int]) -> bytes:
-    if all(0 <= v < 128 for v in values):     # counts, seats, places: one byte each
-        return tag + _SMALL[len(values)] + bytes(values)
-    body = b"".join([varint(v) for v in values])
-    return tag + varint(len(body)) + body
+#: (tag, values) -> a packed field: hand sizes, trick counts and placings take few values
+_PACKED: dict[tuple[bytes, tuple[int, ...]], bytes] = {}
+
+
+def _packed(tag: bytes, values: tuple[int, ...]) -> bytes:
+    """A packed repeated int32 field (``values``: a tuple, remembered)."""
+    key = (tag, values)
+    field = _PACKED.get(key)
+    if field is None:
+        if all(0 <= v < 128 for v in values):     # counts, seats, places: one byte each
+            field = tag + _SMALL[len(values)] + bytes(values)
+        else:
+            body = b"".join([varint(v) for v in values])
+            field = tag + varint(len(body)) + body
+        if len(_PACKED) >= _KEPT:
+            _PACKED.clear()
+        _PACKED[key] = field
+    return field
 
 
 _DECISION = {d: _tag(_VIEW, "decision", _T.TYPE_ENUM) + varint(v)
@@ -88,6 +102,9 @@ _TO_ACT = [_tag(_VIEW, "to_act", _T.TYPE_INT32) + varint(s) for s in range(3)]
 _LEGAL_TAG = _tag(_VIEW, "legal_actions", _T.TYPE_STRING, repeated=True)
 _LEGAL = {a: _string(_LEGAL_TAG, text) for a, text in ACTION_TEXT.items()}
 _HAND = [_string(_tag(_VIEW, "hand", _T.TYPE_STRING, repeated=True), t) for t in CARD_TEXT]
+_DISCARDS = [_string(_tag(_VIEW, "discards", _T.TYPE_STRING, repeated=True), t)
+             for t in CARD_TEXT]
+_DISCARD_COUNT = _tag(_VIEW, "discard_count", _T.TYPE_INT32)
 _HAND_SIZES = _tag(_VIEW, "hand_sizes", _T.TYPE_INT32, repeated=True)
 _HIDDEN_OWN = _tag(_VIEW, "hidden_own", _T.TYPE_INT32)
 _TRICK_TAG = _tag(_VIEW, "trick", _T.TYPE_MESSAGE, repeated=True)
@@ -123,6 +140,11 @@ def dynamic_view_fields(view: View) -> bytes:
     parts.append(_packed(_HAND_SIZES, view.hand_sizes))
     if view.hidden_own:
         parts.append(_HIDDEN_OWN + varint(view.hidden_own))
+    if view.discards:
+        discards = _DISCARDS
+        parts += [discards[c] for c in view.discards]
+    if view.discard_count:
+        parts.append(_DISCARD_COUNT + varint(view.discard_count))
     if view.trick:
         played = _PLAYED_CARD
         parts += [played[p] for p in view.trick]
@@ -145,10 +167,19 @@ _TIME = _tag(_REQUEST, "time_ms", _T.TYPE_INT32)
 _DECISION_FIELD = _tag(pb.ArenaMessage.DESCRIPTOR, "decision", _T.TYPE_MESSAGE)
 
 
+#: per match id, its ``match_id`` field (ids of finished matches are useless: cleared past
+#: :data:`_KEPT`)
+_MATCH_FIELDS: dict[str, bytes] = {}
+
+
 def decision_message(request_id: int, match_id: str, time_ms: int, view: bytes) -> bytes:
     """The serialised ``ArenaMessage`` holding ``DecisionRequest{request_id, match_id, view,
     time_ms}``, ``view`` being a serialised ``View``."""
-    body = b"".join((_ID, varint(request_id), _string(_MATCH, match_id),
-                     _VIEW_FIELD, varint(len(view)), view,
+    match = _MATCH_FIELDS.get(match_id)
+    if match is None:
+        if len(_MATCH_FIELDS) >= _KEPT:
+            _MATCH_FIELDS.clear()
+        match = _MATCH_FIELDS[match_id] = _string(_MATCH, match_id)
+    body = b"".join((_ID, varint(request_id), match, _VIEW_FIELD, varint(len(view)), view,
                      _TIME + varint(time_ms) if time_ms else b""))
     return _DECISION_FIELD + varint(len(body)) + body

@@ -65,7 +65,8 @@ def test_an_earlier_deadline_than_the_armed_timer_is_kept() -> None:
         fut.set_result("x")
         await _wait(clock, 60.0, fut)                        # the timer is set 60 s ahead
         t0 = loop.time()
-        assert await asyncio.wait_for(_wait(clock, 0.05, loop.create_future()), 10) == "timeout"
+        async with asyncio.timeout(10):                     # a guard, in the same task
+            assert await _wait(clock, 0.05, loop.create_future()) == "timeout"
         assert 0.05 <= loop.time() - t0 < 10
         clock.close()
     asyncio.run(scenario())
@@ -74,39 +75,44 @@ def test_an_earlier_deadline_than_the_armed_timer_is_kept() -> None:
 def test_someone_elses_cancellation_propagates() -> None:
     async def scenario() -> None:
         loop = asyncio.get_running_loop()
-        clock = DecisionClock()
-        task = asyncio.create_task(_wait(clock, 60.0, loop.create_future()))
+        clocks: list[DecisionClock] = []
+
+        async def owned(seconds: float) -> str:    # a clock times the waits of its own task
+            clocks.append(DecisionClock())
+            return await _wait(clocks[-1], seconds, loop.create_future())
+        task = asyncio.create_task(owned(60.0))
         await asyncio.sleep(0)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-        # both at once: the deadline passed and the match is being stopped
-        task = asyncio.create_task(_wait(clock, 0.01, loop.create_future()))
+        task = asyncio.create_task(owned(0.01))
         await asyncio.sleep(0.05)
         assert task.done() and task.result() == "timeout"
-        task = asyncio.create_task(_wait(clock, 60.0, loop.create_future()))
+        # both at once: the deadline passes and the match is being stopped, in one step
+        task = asyncio.create_task(owned(60.0))
         await asyncio.sleep(0)
-        clock._deadline = loop.time()                  # its deadline is now, and in the same
-        clock._fire()                                  # step the runner's owner stops it too
+        clock = clocks[-1]
+        clock._deadline = loop.time()
+        clock._fire()
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-        clock.close()
+        for c in clocks:
+            c.close()
     asyncio.run(scenario())
 
 
-def test_start_outside_a_task_is_an_error() -> None:
+def test_a_clock_belongs_to_a_task() -> None:
     async def scenario() -> None:
-        clock = DecisionClock()
         loop = asyncio.get_running_loop()
-        fut = loop.create_future()
-        loop.call_soon(lambda: _start_in_callback(clock, fut))
+        fut: asyncio.Future[None] = loop.create_future()
+
+        def make() -> None:
+            try:
+                DecisionClock()
+            except RuntimeError as exc:
+                fut.set_exception(exc)
+        loop.call_soon(make)                    # a callback, not a task
         with pytest.raises(RuntimeError, match="running task"):
             await fut
-
-    def _start_in_callback(clock: DecisionClock, fut: asyncio.Future[None]) -> None:
-        try:
-            clock.start(1.0)
-        except RuntimeError as exc:
-            fut.set_exception(exc)
     asyncio.run(scenario())
