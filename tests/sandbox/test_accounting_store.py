@@ -12,17 +12,15 @@ from arena.tournament.local import sandbox_banner
 from arena.tournament.schedule import make_schedule
 from arena.tournament.standings import compute_standings, format_standings
 from arena.tournament.store import ResultRow, Store
+from tests.rows import result_row
 
 NAMES = ["a", "b", "c"]
 
 
 def _row(m, cpu=(None, None, None), peak=(None, None, None)) -> ResultRow:
-    return ResultRow(match_id=m.match_id, block=m.block_id, players=m.seats, status="normal",
-                     places=(1, 2, 3), scores=(3, 0, -3), faults=(0, 0, 0),
-                     forfeits=(False, False, False), forfeit_reasons=(None, None, None),
-                     end_reason="hand-cap", hands=1, decisions=(10, 20, 40),
-                     think_ms=(5.0, 5.0, 5.0), started_at="s", ended_at="e",
-                     record=f"records/{m.match_id}.jsonl.gz", cpu_s=cpu, peak_mib=peak)
+    return result_row(m.match_id, m.block_id, m.seats, scores=(3, 0, -3),
+                      decisions=(10, 20, 40), think_ms=(5.0, 5.0, 5.0), cpu_s=cpu,
+                      peak_mib=peak)
 
 
 def test_usage_is_stored_and_shown(tmp_path) -> None:

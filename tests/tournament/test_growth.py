@@ -24,7 +24,8 @@ from arena.tournament.config import parse_config
 from arena.tournament.growth import GrowthError, added_matches, prepare_schedule
 from arena.tournament.runner import run_tournament
 from arena.tournament.schedule import make_schedule
-from arena.tournament.store import ResultRow, Store, open_existing
+from arena.tournament.store import Store, open_existing
+from tests.rows import result_row
 
 from .helpers import config_text, new_tag, wait_no_processes
 
@@ -57,12 +58,7 @@ def played(tmp_path: Path) -> None:
     """Store a result for every scheduled match (the refusals protect stored results)."""
     with Store(tmp_path / "results.sqlite") as store:
         for m in store.pending():
-            store.save_result(ResultRow(
-                match_id=m.match_id, block=m.block_id, players=m.seats, status="normal",
-                places=(1, 2, 3), scores=(1, 0, -1), faults=(0, 0, 0), forfeits=(False,) * 3,
-                forfeit_reasons=(None,) * 3, end_reason="hand-cap", hands=1,
-                decisions=(1, 1, 1), think_ms=(1.0, 1.0, 1.0), started_at="s", ended_at="e",
-                record=f"records/{m.match_id}.jsonl.gz"))
+            store.save_result(result_row(m.match_id, m.block_id, m.seats, scores=(1, 0, -1)))
 
 
 def fresh(tmp_path: Path, name: str) -> Path:

@@ -20,18 +20,16 @@ from arena.processes.spawn import LiveGroups
 from arena.tournament.reporter import (Alert, ConsoleReporter, MatchStored, Message, Notice,
                                        RunEnded, RunStarted)
 from arena.tournament.schedule import make_schedule
-from arena.tournament.store import ResultRow, Store
+from arena.tournament.store import Store
 from arena.tournament.tasks import run_workers, uncancellable
+from tests.rows import result_row
 
 
 def _match_and_row(faults=(0, 2, 0)):
     m = make_schedule(["a", "b", "c"], 1, 7)[0]
-    row = ResultRow(match_id=m.match_id, block=m.block_id, players=m.seats, status="normal",
-                    places=(2, 1, 3), scores=(10, 30, 5), faults=faults,
-                    forfeits=(False, False, False), forfeit_reasons=(None, None, None),
-                    end_reason="hand-cap", hands=2, decisions=(5, 5, 5),
-                    think_ms=(1.0, 2.0, 3.0), started_at="2026-01-01T00:00:00Z",
-                    ended_at="2026-01-01T00:01:00Z", record=f"records/{m.match_id}.jsonl.gz")
+    row = result_row(m.match_id, m.block_id, m.seats, places=(2, 1, 3), scores=(10, 30, 5),
+                     faults=faults, hands=2, decisions=(5, 5, 5), think_ms=(1.0, 2.0, 3.0),
+                     started_at="2026-01-01T00:00:00Z", ended_at="2026-01-01T00:01:00Z")
     return m, row
 
 

@@ -19,6 +19,7 @@ from arena.safetext import markdown_cell
 from arena.tournament.standings import (STANDING_COLUMNS, compute_standings, format_standings,
                                         standings_legend, terminal_keys)
 from arena.tournament.store import ResultRow
+from tests.rows import result_row
 
 from .helpers import config_text, new_tag, wait_no_processes
 
@@ -30,12 +31,8 @@ def rows(blocks: int) -> list[ResultRow]:
     for k in range(blocks * 6):
         seats = tuple(BOTS[(k + i) % 3] for i in range(3))
         places = [(1, 2, 3), (2, 3, 1), (3, 1, 2), (1, 3, 2)][k % 4]
-        out.append(ResultRow(
-            match_id=f"m{k}", block=f"blk{k // 6}", players=seats, status="normal",
-            places=places, scores=(2, 0, -2), faults=(0, 1, 0), forfeits=(False,) * 3,
-            forfeit_reasons=(None,) * 3, end_reason="hand-cap", hands=1, decisions=(4, 4, 4),
-            think_ms=(2.0, 4.0, 6.0), started_at="s", ended_at="e",
-            record=f"records/m{k}.jsonl.gz"))
+        out.append(result_row(f"m{k}", f"blk{k // 6}", seats, places=places, scores=(2, 0, -2),
+                              faults=(0, 1, 0), decisions=(4, 4, 4), think_ms=(2.0, 4.0, 6.0)))
     return out
 
 

@@ -10,8 +10,9 @@ import pytest
 
 from arena.cli import main
 from arena.tournament.schedule import make_schedule
-from arena.tournament.store import (APPLICATION_ID, SCHEMA, SCHEMA_VERSION, ResultRow, Store,
+from arena.tournament.store import (APPLICATION_ID, SCHEMA, SCHEMA_VERSION, Store,
                                     StoreError, open_existing)
+from tests.rows import result_row
 
 from .helpers import config_text, new_tag, wait_no_processes
 
@@ -25,13 +26,10 @@ def fake_store(path, *, marked: bool = True) -> list[str]:
         store.init_schedule("f" * 64, "fake", schedule)
         for k, m in enumerate(schedule):
             places = [(1, 2, 3), (2, 1, 3), (3, 2, 1)][k % 3]
-            store.save_result(ResultRow(
-                match_id=m.match_id, block=m.block_id, players=m.seats, status="normal",
-                places=places, scores=(5, 0, -5), faults=(0, 0, 0),
-                forfeits=(False, False, False), forfeit_reasons=(None, None, None),
-                end_reason="hand-cap", hands=1, decisions=(20, 20, 20),
-                think_ms=(1.5, 2.0, 0.25), started_at="t0", ended_at="t1",
-                record=f"records/{m.match_id}.jsonl.gz"))
+            store.save_result(result_row(
+                m.match_id, m.block_id, m.seats, places=places, scores=(5, 0, -5),
+                decisions=(20, 20, 20), think_ms=(1.5, 2.0, 0.25), started_at="t0",
+                ended_at="t1"))
     if not marked:   # as written before the identity marks existed
         con = sqlite3.connect(path)
         con.execute("PRAGMA application_id = 0")
