@@ -26,7 +26,8 @@ seat, with match ids reused).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from ..rules import Decision, RulesConfig
@@ -86,12 +87,47 @@ class _Template:
     events: tuple[ExchangeEvent, ...]
 
 
+#: serialised ``tricks`` / ``exchange_events`` entries of a ``View``, by record: a trick or
+#: event is sent again in every later view of its hand, to every seat (an event as each seat
+#: sees it); cleared past :data:`_FIELDS_KEPT` entries (only the current hands' are useful)
+_TRICK_FIELDS: dict[TrickRecord, bytes] = {}
+_EVENT_FIELDS: dict[ExchangeEvent, bytes] = {}
+_FIELDS_KEPT = 4096
+
+
+def _field(cache: dict[K, bytes], record: K, make: Callable[[K], pb.View]) -> bytes:
+    data = cache.get(record)
+    if data is None:
+        if len(cache) >= _FIELDS_KEPT:
+            cache.clear()
+        data = cache[record] = make(record).SerializeToString()
+    return data
+
+
+def _trick_view(t: TrickRecord) -> pb.View:
+    return pb.View(tricks=[trick_to_proto(t)])
+
+
+def _event_view(e: ExchangeEvent) -> pb.View:
+    return pb.View(exchange_events=[event_to_proto(e)])
+
+
+def _tricks_data(tricks: Sequence[TrickRecord]) -> bytes:
+    return b"".join([_field(_TRICK_FIELDS, t, _trick_view) for t in tricks])
+
+
+def _events_data(events: Sequence[ExchangeEvent]) -> bytes:
+    return b"".join([_field(_EVENT_FIELDS, e, _event_view) for e in events])
+
+
 def _template_data(view: View) -> bytes:
-    """``view_to_proto(view)`` without its :data:`DYNAMIC_FIELDS`, serialised."""
-    msg = view_to_proto(view)
+    """``view_to_proto(view)`` without its :data:`DYNAMIC_FIELDS`, serialised (its tricks and
+    exchange events from the serialised entries kept for them)."""
+    msg = view_to_proto(replace(view, tricks=(), exchange_events=()))
     for name in DYNAMIC_FIELDS:
         msg.ClearField(name)
-    return msg.SerializeToString()
+    return (msg.SerializeToString() + _tricks_data(view.tricks)
+            + _events_data(view.exchange_events))
 
 
 def _store(cache: dict[K, V], slot: K, value: V) -> V:
@@ -147,12 +183,10 @@ class ViewEncoder:
             return _store(self._templates, slot,
                           _Template(key, _template_data(view), tricks, events))
         if len(tricks) > len(t.tricks):
-            t.data += pb.View(tricks=[trick_to_proto(x) for x in tricks[len(t.tricks):]]
-                              ).SerializeToString()
+            t.data += _tricks_data(tricks[len(t.tricks):])
             t.tricks = tricks
         if len(events) > len(t.events):
-            t.data += pb.View(exchange_events=[event_to_proto(e) for e in
-                                               events[len(t.events):]]).SerializeToString()
+            t.data += _events_data(events[len(t.events):])
             t.events = events
         return t
 
