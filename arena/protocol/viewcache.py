@@ -27,7 +27,7 @@ seat, with match ids reused).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TypeVar
 
 from ..rules import Decision, RulesConfig
@@ -123,7 +123,7 @@ def _events_data(events: Sequence[ExchangeEvent]) -> bytes:
 def _template_data(view: View) -> bytes:
     """``view_to_proto(view)`` without its :data:`DYNAMIC_FIELDS`, serialised (its tricks and
     exchange events from the serialised entries kept for them)."""
-    msg = view_to_proto(replace(view, tricks=(), exchange_events=()))
+    msg = view_to_proto(view, history=False)
     for name in DYNAMIC_FIELDS:
         msg.ClearField(name)
     return (msg.SerializeToString() + _tricks_data(view.tricks)
