@@ -63,7 +63,6 @@ class TransportFigures:
     second, medians compared.
 
     Attributes:
-        name: ``"TCP"`` or ``"Unix socket"``.
         raw: raw ping-pong with one echo client.
         raw3: raw ping-pong with three echo clients asked in turn (a match's three bots are;
             each round trip then wakes another process, whose caches are cold).
@@ -71,7 +70,6 @@ class TransportFigures:
         arena_n: decisions timed in all.
     """
 
-    name: str
     raw: tuple[float, ...]
     raw3: tuple[float, ...]
     arena: tuple[float, ...]
@@ -82,41 +80,61 @@ class TransportFigures:
         """arena / raw (one echo client): the target's ratio."""
         return _median(self.arena) / _median(self.raw)
 
-    def lines(self, trips: int) -> list[str]:
-        raw, raw3, arena = _median(self.raw), _median(self.raw3), _median(self.arena)
-        rounds = len(self.raw)
-        name = self.name
-        return [
-            f"{name}, raw gRPC ping-pong     : {raw:8,.0f} round trips/s ({1e6 / raw:.0f} us "
-            f"each; median of {rounds} rounds of {trips})",
-            f"{name}, raw, 3 clients in turn : {raw3:8,.0f} round trips/s ({1e6 / raw3:.0f} us "
-            "each)",
-            f"{name}, arena, trivial bots    : {arena:8,.0f} decisions/s ({1e6 / arena:.0f} us "
-            f"each; {self.arena_n} decisions in all)",
-            f"{name}, rounds (raw / raw 3 / arena): " + ", ".join(
-                f"{r:,.0f} / {r3:,.0f} / {x:,.0f}"
-                for r, r3, x in zip(self.raw, self.raw3, self.arena, strict=True)),
-            f"{name}, ratio arena / raw      : {self.ratio:.2f} (target >= {TARGET:.2f}); "
-            f"arena / raw with 3 clients: {arena / raw3:.2f}",
-        ]
+    @property
+    def ratio3(self) -> float:
+        """arena / raw with three echo clients asked in turn."""
+        return _median(self.arena) / _median(self.raw3)
+
+
+def _rate(label: str, rate: float, unit: str, note: str) -> str:
+    return f"{label:<24}: {rate:8,.0f} {unit} ({1e6 / rate:.0f} us each{note})"
+
+
+def _raw3_lines(t: TransportFigures, prefix: str) -> list[str]:
+    return [_rate(f"{prefix}raw, 3 clients", _median(t.raw3), "round trips/s",
+                  "; asked in turn; rounds " + ", ".join(f"{x:,.0f}" for x in t.raw3)),
+            f"{prefix}arena / raw, 3 clients: {t.ratio3:.2f} (what the arena's own work costs)"]
 
 
 @dataclass(frozen=True)
 class ThroughputFigures:
-    """The figures of ``arena bench arena``: per transport, and the SDK bots' rate."""
+    """The figures of ``arena bench arena``: over TCP, then (optional) over Unix sockets, and
+    the SDK bots' rates (optional); ``trips``: round trips timed per round."""
 
-    transports: tuple[TransportFigures, ...]
+    tcp: TransportFigures
     trips: int
+    unix: TransportFigures | None = None
     sdk_rates: tuple[float, ...] = ()
 
     def lines(self) -> list[str]:
-        out = [line for t in self.transports for line in t.lines(self.trips)]
-        if self.sdk_rates:
-            sdk = _median(self.sdk_rates)
-            out.append(f"TCP, arena, SDK random bots  : {sdk:8,.0f} decisions/s "
-                       f"({1e6 / sdk:.0f} us each; the SDK's view rebuilding and policy call "
-                       "included; rounds " + ", ".join(f"{x:,.0f}" for x in self.sdk_rates)
-                       + ")")
+        t, rounds = self.tcp, len(self.tcp.raw)
+        sdk = _median(self.sdk_rates) if self.sdk_rates else None
+        out = [
+            _rate("raw gRPC bidi ping-pong", _median(t.raw), "round trips/s",
+                  f"; median of {rounds} rounds of {self.trips} trips"),
+            _rate("arena, trivial bots", _median(t.arena), "decisions/s",
+                  f"; median of {rounds} rounds, {t.arena_n} decisions in all"),
+        ]
+        if sdk is not None:
+            out.append(_rate("arena, SDK random bots", sdk, "decisions/s",
+                             "; the SDK's view rebuilding and policy call included"))
+        rows = zip(t.raw, t.arena, self.sdk_rates or [None] * rounds, strict=True)
+        out += [
+            "rounds (raw / arena" + (" / SDK" if sdk is not None else "") + ") : " + ", ".join(
+                " / ".join(f"{x:,.0f}" for x in row if x is not None) for row in rows),
+            f"ratio arena / raw       : {t.ratio:.2f} (target >= {TARGET:.2f})",
+            *_raw3_lines(t, ""),
+        ]
+        if self.unix is not None:
+            u = self.unix
+            out += [
+                _rate("Unix socket, raw gRPC", _median(u.raw), "round trips/s", ""),
+                _rate("Unix socket, arena", _median(u.arena), "decisions/s", "; trivial bots"),
+                "Unix rounds (raw / arena): " + ", ".join(
+                    f"{r:,.0f} / {a:,.0f}" for r, a in zip(u.raw, u.arena, strict=True)),
+                f"ratio arena / raw (unix): {u.ratio:.2f} (target >= {TARGET:.2f})",
+                *_raw3_lines(u, "Unix socket, "),
+            ]
         return out
 
 
@@ -265,7 +283,7 @@ class ArenaRig:
         self._tmp.cleanup()
 
 
-async def _alternate(name: str, unix: bool, n: int, rounds: int) -> TransportFigures:
+async def _alternate(unix: bool, n: int, rounds: int) -> TransportFigures:
     """``rounds`` rounds of raw (1 client), raw (3 clients) and arena measurements in turn,
     over TCP or (``unix``) each rig's own Unix socket, the processes kept running."""
     from ..sandbox import SocketDir
@@ -287,7 +305,7 @@ async def _alternate(name: str, unix: bool, n: int, rounds: int) -> TransportFig
         finally:
             for r in (raw, raw3, rig):
                 await r.stop()
-    return TransportFigures(name, tuple(rates[0]), tuple(rates[1]), tuple(rates[2]), arena_n)
+    return TransportFigures(tuple(rates[0]), tuple(rates[1]), tuple(rates[2]), arena_n)
 
 
 async def bench_throughput(n: int = 3000, rounds: int = 3, sdk: bool = True,
@@ -296,9 +314,8 @@ async def bench_throughput(n: int = 3000, rounds: int = 3, sdk: bool = True,
     echo client, raw with three in turn, arena with trivial bots) over TCP; then (``unix``)
     the same over Unix sockets; then (``sdk``) as many rounds of the arena with SDK bots, on
     their own (no other bot processes alive). Returns the figures (medians compared)."""
-    transports = [await _alternate("TCP", False, n, rounds)]
-    if unix:
-        transports.append(await _alternate("Unix socket", True, n, rounds))
+    tcp = await _alternate(False, n, rounds)
+    over_unix = await _alternate(True, n, rounds) if unix else None
     sdk_rates: list[float] = []
     if sdk:
         sdk_rig = ArenaRig(SDK_BOT)
@@ -308,7 +325,7 @@ async def bench_throughput(n: int = 3000, rounds: int = 3, sdk: bool = True,
                 sdk_rates.append((await sdk_rig.rate(n))[0])
         finally:
             await sdk_rig.stop()
-    return ThroughputFigures(tuple(transports), n, tuple(sdk_rates))
+    return ThroughputFigures(tcp, n, over_unix, tuple(sdk_rates))
 
 
 if __name__ == "__main__":  # pragma: no cover - manual use
