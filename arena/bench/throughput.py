@@ -16,7 +16,7 @@ own. The target: arena / raw >= 0.8 (:data:`TARGET`, over TCP and over the Unix 
 A reference figure between the two: the raw ping-pong with three echo clients asked in turn.
 A match asks its three bots in turn, so each round trip wakes a process that has slept for two
 decisions (cold caches, another core); that costs both sides CPU whatever the arena does, and
-``arena / raw with 3 clients`` shows what is left of the arena's own work.
+``arena / raw, 3 clients`` shows what is left of the arena's own work.
 
 The same alternating comparison runs over the arena's Unix domain socket (``unix:PATH``, the
 transport of local and sandboxed bots): raw ping-pong over a Unix socket against the
