@@ -14,6 +14,7 @@ from arena.rules import make_config
 from arena.safetext import markdown_cell, printable
 from arena.tournament.standings import compute_standings, format_standings
 from arena.tournament.store import ResultRow
+from tests.rows import result_row
 
 ESC_CLEAR = "\x1b[2J\x1b[H"
 HOSTILE_TEXT = [ESC_CLEAR + "gotcha", "rtl\u202eevil", "bell\x07", "c1\x9b31m", "nul\x00",
@@ -60,9 +61,8 @@ def rows() -> list[ResultRow]:
     for k in range(12):
         seats = tuple(HOSTILE_NAMES[(k + i) % 3] for i in range(3))
         places = [(1, 2, 3), (2, 3, 1), (3, 1, 2)][k % 3]
-        out.append(ResultRow(f"m{k}", f"b{k // 6}", seats, "normal", places, (1, 0, -1),
-                             (0, 0, 0), (False,) * 3, (None,) * 3, "hand-cap", 1, (5, 5, 5),
-                             (1.0, 1.0, 1.0), f"records/m{k}.jsonl.gz"))
+        out.append(result_row(f"m{k}", f"b{k // 6}", seats, places=places, scores=(1, 0, -1),
+                              decisions=(5, 5, 5)))
     return out
 
 

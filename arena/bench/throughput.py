@@ -11,7 +11,12 @@ matches between SDK bots (``sample_bots.random_bot``): it adds the SDK's per-dec
 the bot's side (rebuilding the :class:`View`, calling the policy). Raw and arena measurements
 alternate for several rounds (``rounds``, default 3) with the processes kept running, and
 medians are compared, so a drift in machine load hits both alike; the SDK rounds follow on their
-own. The target: arena / raw >= 0.8 (over TCP and over the Unix socket).
+own. The target: arena / raw >= 0.8 (:data:`TARGET`, over TCP and over the Unix socket).
+
+A reference figure between the two: the raw ping-pong with three echo clients asked in turn.
+A match asks its three bots in turn, so each round trip wakes a process that has slept for two
+decisions (cold caches, another core); that costs both sides CPU whatever the arena does, and
+``arena / raw, 3 clients`` shows what is left of the arena's own work.
 
 The same alternating comparison runs over the arena's Unix domain socket (``unix:PATH``, the
 transport of local and sandboxed bots): raw ping-pong over a Unix socket against the
@@ -29,7 +34,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -44,68 +49,91 @@ if TYPE_CHECKING:
 PING_METHOD = "/threefiveeight.bench.PingPong/Echo"
 
 
+#: the arena / raw ratio aimed at, over each transport
+TARGET = 0.8
+
+
+def _median(rates: Sequence[float]) -> float:
+    return statistics.median(rates) if rates else float("nan")
+
+
 @dataclass(frozen=True)
-class ThroughputFigures:
-    """Per-round rates in round trips (decisions) per second; medians compared."""
+class TransportFigures:
+    """One transport's alternating rounds: per-round rates in round trips (decisions) per
+    second, medians compared.
 
-    raw_rates: tuple[float, ...]
-    arena_rates: tuple[float, ...]
-    raw_n: int
+    Attributes:
+        raw: raw ping-pong with one echo client.
+        raw3: raw ping-pong with three echo clients asked in turn (a match's three bots are;
+            each round trip then wakes another process, whose caches are cold).
+        arena: the arena with three trivial bots.
+        arena_n: decisions timed in all.
+    """
+
+    raw: tuple[float, ...]
+    raw3: tuple[float, ...]
+    arena: tuple[float, ...]
     arena_n: int
-    sdk_rates: tuple[float, ...] = ()
-    unix_raw_rates: tuple[float, ...] = ()
-    unix_arena_rates: tuple[float, ...] = ()
-
-    @property
-    def raw_per_s(self) -> float:
-        return statistics.median(self.raw_rates)
-
-    @property
-    def arena_per_s(self) -> float:
-        return statistics.median(self.arena_rates)
-
-    @property
-    def sdk_per_s(self) -> float | None:
-        return statistics.median(self.sdk_rates) if self.sdk_rates else None
 
     @property
     def ratio(self) -> float:
-        return self.arena_per_s / self.raw_per_s
+        """arena / raw (one echo client): the target's ratio."""
+        return _median(self.arena) / _median(self.raw)
+
+    @property
+    def ratio3(self) -> float:
+        """arena / raw with three echo clients asked in turn."""
+        return _median(self.arena) / _median(self.raw3)
+
+
+def _rate(label: str, rate: float, unit: str, note: str) -> str:
+    return f"{label:<24}: {rate:8,.0f} {unit} ({1e6 / rate:.0f} us each{note})"
+
+
+def _raw3_lines(t: TransportFigures, prefix: str) -> list[str]:
+    return [_rate(f"{prefix}raw, 3 clients", _median(t.raw3), "round trips/s",
+                  "; asked in turn; rounds " + ", ".join(f"{x:,.0f}" for x in t.raw3)),
+            f"{prefix}arena / raw, 3 clients: {t.ratio3:.2f} (what the arena's own work costs)"]
+
+
+@dataclass(frozen=True)
+class ThroughputFigures:
+    """The figures of ``arena bench arena``: over TCP, then (optional) over Unix sockets, and
+    the SDK bots' rates (optional); ``trips``: round trips timed per round."""
+
+    tcp: TransportFigures
+    trips: int
+    unix: TransportFigures | None = None
+    sdk_rates: tuple[float, ...] = ()
 
     def lines(self) -> list[str]:
-        rounds = len(self.raw_rates)
+        t, rounds = self.tcp, len(self.tcp.raw)
+        sdk = _median(self.sdk_rates) if self.sdk_rates else None
         out = [
-            f"raw gRPC bidi ping-pong : {self.raw_per_s:8,.0f} round trips/s "
-            f"({1e6 / self.raw_per_s:.0f} us each; median of {rounds} rounds of "
-            f"{self.raw_n // rounds} trips)",
-            f"arena, trivial bots     : {self.arena_per_s:8,.0f} decisions/s "
-            f"({1e6 / self.arena_per_s:.0f} us each; median of {rounds} rounds, "
-            f"{self.arena_n} decisions in all)",
+            _rate("raw gRPC bidi ping-pong", _median(t.raw), "round trips/s",
+                  f"; median of {rounds} rounds of {self.trips} trips"),
+            _rate("arena, trivial bots", _median(t.arena), "decisions/s",
+                  f"; median of {rounds} rounds, {t.arena_n} decisions in all"),
         ]
-        sdk = self.sdk_per_s
         if sdk is not None:
-            out.append(f"arena, SDK random bots  : {sdk:8,.0f} decisions/s "
-                       f"({1e6 / sdk:.0f} us each; the SDK's view rebuilding and policy call "
-                       "included)")
-        rows = zip(self.raw_rates, self.arena_rates, self.sdk_rates or [None] * rounds,
-                   strict=True)
+            out.append(_rate("arena, SDK random bots", sdk, "decisions/s",
+                             "; the SDK's view rebuilding and policy call included"))
+        rows = zip(t.raw, t.arena, self.sdk_rates or [None] * rounds, strict=True)
         out += [
             "rounds (raw / arena" + (" / SDK" if sdk is not None else "") + ") : " + ", ".join(
                 " / ".join(f"{x:,.0f}" for x in row if x is not None) for row in rows),
-            f"ratio arena / raw       : {self.ratio:.2f} (target >= 0.50)",
+            f"ratio arena / raw       : {t.ratio:.2f} (target >= {TARGET:.2f})",
+            *_raw3_lines(t, ""),
         ]
-        if self.unix_raw_rates and self.unix_arena_rates:
-            raw_u = statistics.median(self.unix_raw_rates)
-            arena_u = statistics.median(self.unix_arena_rates)
+        if self.unix is not None:
+            u = self.unix
             out += [
-                f"Unix socket, raw gRPC   : {raw_u:8,.0f} round trips/s ({1e6 / raw_u:.0f} us "
-                "each)",
-                f"Unix socket, arena      : {arena_u:8,.0f} decisions/s ({1e6 / arena_u:.0f} us "
-                "each; trivial bots)",
+                _rate("Unix socket, raw gRPC", _median(u.raw), "round trips/s", ""),
+                _rate("Unix socket, arena", _median(u.arena), "decisions/s", "; trivial bots"),
                 "Unix rounds (raw / arena): " + ", ".join(
-                    f"{r:,.0f} / {a:,.0f}"
-                    for r, a in zip(self.unix_raw_rates, self.unix_arena_rates, strict=True)),
-                f"ratio arena / raw (unix): {arena_u / raw_u:.2f} (target >= 0.50)",
+                    f"{r:,.0f} / {a:,.0f}" for r, a in zip(u.raw, u.arena, strict=True)),
+                f"ratio arena / raw (unix): {u.ratio:.2f} (target >= {TARGET:.2f})",
+                *_raw3_lines(u, "Unix socket, "),
             ]
         return out
 
@@ -127,23 +155,30 @@ def echo_client(address: str) -> None:
 
 
 class RawRig:
-    """A ``grpc.aio`` server with one echo client process; :meth:`rate` times ping-pongs."""
+    """A ``grpc.aio`` server with ``clients`` echo client processes (one stream each);
+    :meth:`rate` times ping-pongs, sent to the clients in turn (as a match asks its three
+    bots in turn)."""
 
-    def __init__(self, unix_socket: str | None = None) -> None:
+    def __init__(self, unix_socket: str | None = None, clients: int = 1) -> None:
         self.unix_socket = unix_socket
+        self.clients = clients
         self.inbox: asyncio.Queue[bytes] = asyncio.Queue()
-        self.outbox: asyncio.Queue[bytes | None] = asyncio.Queue()
+        #: one queue per connected client's stream, in the order they said hello
+        self.outboxes: list[asyncio.Queue[bytes | None]] = []
         self.server: grpc.aio.Server | None = None
-        self.proc: asyncio.subprocess.Process | None = None
+        self.procs: list[asyncio.subprocess.Process] = []
 
     async def _echo(self, requests: AsyncIterator[bytes],
                     context: grpc.aio.ServicerContext[bytes, bytes]) -> AsyncIterator[bytes]:
+        outbox: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self.outboxes.append(outbox)
+
         async def reader() -> None:
             async for msg in requests:
                 self.inbox.put_nowait(msg)
         task = asyncio.ensure_future(reader())
         try:
-            while (msg := await self.outbox.get()) is not None:
+            while (msg := await outbox.get()) is not None:
                 yield msg
         finally:
             task.cancel()
@@ -159,28 +194,33 @@ class RawRig:
         else:
             address = f"127.0.0.1:{self.server.add_insecure_port('127.0.0.1:0')}"
         await self.server.start()
-        self.proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-c", f"from arena.bench.throughput import echo_client; "
-            f"echo_client({address!r})", start_new_session=True)
-        await asyncio.wait_for(self.inbox.get(), 30)          # the client's hello
+        for _ in range(self.clients):
+            self.procs.append(await asyncio.create_subprocess_exec(
+                sys.executable, "-c", f"from arena.bench.throughput import echo_client; "
+                f"echo_client({address!r})", start_new_session=True))
+            await asyncio.wait_for(self.inbox.get(), 30)      # the client's hello
         await self.rate(50)                                    # warm-up
 
     async def rate(self, n: int) -> float:
         """Round trips per second of ``n`` pings (about a decision request's size)."""
         payload = b"x" * 600
+        outboxes = self.outboxes
+        k = len(outboxes)
         t0 = time.perf_counter()
-        for _ in range(n):
-            self.outbox.put_nowait(payload)
+        for i in range(n):
+            outboxes[i % k].put_nowait(payload)
             await self.inbox.get()
         return n / (time.perf_counter() - t0)
 
     async def stop(self) -> None:
-        self.outbox.put_nowait(None)
+        for outbox in self.outboxes:
+            outbox.put_nowait(None)
         if self.server is not None:
             await self.server.stop(0.5)
-        if self.proc is not None and self.proc.returncode is None:
-            self.proc.kill()
-            await self.proc.wait()
+        for proc in self.procs:
+            if proc.returncode is None:
+                proc.kill()
+                await proc.wait()
 
 
 # ----- through the arena --------------------------------------------------------------------
@@ -243,41 +283,40 @@ class ArenaRig:
         self._tmp.cleanup()
 
 
-async def _alternate(raw: RawRig, rig: ArenaRig, n: int, rounds: int
-                     ) -> tuple[list[float], list[float], int]:
-    raw_rates: list[float] = []
-    arena_rates: list[float] = []
-    arena_n = 0
-    try:
-        await raw.start()
-        await rig.start()
-        for _ in range(rounds):
-            raw_rates.append(await raw.rate(n))
-            rate, k = await rig.rate(n)
-            arena_rates.append(rate)
-            arena_n += k
-    finally:
-        await raw.stop()
-        await rig.stop()
-    return raw_rates, arena_rates, arena_n
+async def _alternate(unix: bool, n: int, rounds: int) -> TransportFigures:
+    """``rounds`` rounds of raw (1 client), raw (3 clients) and arena measurements in turn,
+    over TCP or (``unix``) each rig's own Unix socket, the processes kept running."""
+    from ..sandbox import SocketDir
+    with SocketDir() as d1, SocketDir() as d3, SocketDir() as da:
+        raw = RawRig(d1.socket if unix else None)
+        raw3 = RawRig(d3.socket if unix else None, clients=3)
+        rig = ArenaRig(TRIVIAL_BOT, da.socket if unix else None)
+        rates: tuple[list[float], list[float], list[float]] = ([], [], [])
+        arena_n = 0
+        try:
+            for r in (raw, raw3, rig):
+                await r.start()
+            for _ in range(rounds):
+                rates[0].append(await raw.rate(n))
+                rates[1].append(await raw3.rate(n))
+                rate, k = await rig.rate(n)
+                rates[2].append(rate)
+                arena_n += k
+        finally:
+            for r in (raw, raw3, rig):
+                await r.stop()
+    return TransportFigures(tuple(rates[0]), tuple(rates[1]), tuple(rates[2]), arena_n)
 
 
 async def bench_throughput(n: int = 3000, rounds: int = 3, sdk: bool = True,
                            unix: bool = True) -> ThroughputFigures:
-    """Alternate ``rounds`` measurements of ``n`` round trips / decisions each, raw and arena
-    with trivial bots, over TCP; then (``unix``) the same over Unix sockets; then (``sdk``) as
-    many rounds of the arena with SDK bots, on their own (no other bot processes alive).
-    Returns the figures (medians compared)."""
-    from ..sandbox import SocketDir
+    """Alternate ``rounds`` measurements of ``n`` round trips / decisions each (raw with one
+    echo client, raw with three in turn, arena with trivial bots) over TCP; then (``unix``)
+    the same over Unix sockets; then (``sdk``) as many rounds of the arena with SDK bots, on
+    their own (no other bot processes alive). Returns the figures (medians compared)."""
+    tcp = await _alternate(False, n, rounds)
+    over_unix = await _alternate(True, n, rounds) if unix else None
     sdk_rates: list[float] = []
-    raw_rates, arena_rates, arena_n = await _alternate(RawRig(), ArenaRig(TRIVIAL_BOT), n,
-                                                       rounds)
-    unix_raw: list[float] = []
-    unix_arena: list[float] = []
-    if unix:
-        with SocketDir() as raw_dir, SocketDir() as arena_dir:
-            unix_raw, unix_arena, _ = await _alternate(
-                RawRig(raw_dir.socket), ArenaRig(TRIVIAL_BOT, arena_dir.socket), n, rounds)
     if sdk:
         sdk_rig = ArenaRig(SDK_BOT)
         try:
@@ -286,8 +325,7 @@ async def bench_throughput(n: int = 3000, rounds: int = 3, sdk: bool = True,
                 sdk_rates.append((await sdk_rig.rate(n))[0])
         finally:
             await sdk_rig.stop()
-    return ThroughputFigures(tuple(raw_rates), tuple(arena_rates), n * rounds, arena_n,
-                             tuple(sdk_rates), tuple(unix_raw), tuple(unix_arena))
+    return ThroughputFigures(tcp, n, over_unix, tuple(sdk_rates))
 
 
 if __name__ == "__main__":  # pragma: no cover - manual use

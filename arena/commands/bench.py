@@ -22,7 +22,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     e.add_argument("--seed", type=cli_int(), default=1)
     e.set_defaults(func=run_engine)
     a = bsub.add_parser("arena", help="decisions/s through the arena over gRPC vs raw ping-pong "
-                                      "(TCP and Unix socket); bot start time with/without sandbox")
+                                      "with 1 and 3 echo clients, as ratios (TCP and Unix "
+                                      "socket); bot start time with/without sandbox")
     a.add_argument("--decisions", type=cli_int(), default=3000,
                    help="round trips to time in each measurement (default %(default)s)")
     a.add_argument("--rounds", type=cli_int(), default=3,

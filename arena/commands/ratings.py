@@ -62,10 +62,10 @@ def run(args: argparse.Namespace) -> int:
         rows = store.results()
         absent = never_started(store.db)
     if absent:
-        rows = [r for r in rows if not absent.keys() & set(r.seats)]
+        rows = [r for r in rows if not absent.keys() & set(r.players)]
         print(f"arena: note: never started, kept out of the ratings with their matches: "
               f"{', '.join(repr(n) for n in absent)}", file=sys.stderr)
-    blocks = len({r.block_id for r in rows})
+    blocks = len({r.block for r in rows})
     bootstrap = args.bootstrap if blocks >= 2 else 0   # intervals need 2+ duplicate blocks
     if bootstrap != args.bootstrap:
         print(f"arena: note: {blocks} duplicate block only: no confidence intervals",

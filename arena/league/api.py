@@ -201,7 +201,7 @@ def _standings(versions: dict[str, Submission], results: list[ResultRow],
     """The ladder: standings.json's rows, each with the version's bot, version, owner and
     status (active, retired, offline, disqualified). CPU only (the fit): run in a worker
     thread."""
-    played = {n for r in results for n in r.seats}
+    played = {n for r in results for n in r.players}
     names = [n for n, s in versions.items() if s.state == "active" or n in played]
     standings = compute_standings(results, names) if results else None
     data = json.loads(format_standings(standings, "json")) if standings else {

@@ -62,16 +62,16 @@ def bot_page(service: LeagueService, state: LiveState, owner: str, bot: str) -> 
                 for s in subs]
     complete = service.st.store.complete_blocks()
     mine = set(names)
-    results = [r for r in service.st.store.results() if mine & set(r.seats)]
-    shown = [r for r in results if r.block_id in complete]
+    results = [r for r in service.st.store.results() if mine & set(r.players)]
+    shown = [r for r in results if r.block in complete]
     recent = []
     for r in reversed(shown[-RECENT:]):
-        seat = next(i for i, n in enumerate(r.seats) if n in mine)
-        recent.append({"id": r.match_id, "seats": ", ".join(r.seats),
-                       "place": r.placings[seat], "score": r.scores[seat]})
-    faults = sum(r.faults[i] for r in shown for i, n in enumerate(r.seats) if n in mine)
-    reasons = [f"{r.match_id} ({r.seats[i]}): {r.forfeit_reasons[i]}" for r in shown
-               for i, n in enumerate(r.seats) if n in mine and r.forfeited[i]]
+        seat = next(i for i, n in enumerate(r.players) if n in mine)
+        recent.append({"id": r.match_id, "seats": ", ".join(r.players),
+                       "place": r.places[seat], "score": r.scores[seat]})
+    faults = sum(r.faults[i] for r in shown for i, n in enumerate(r.players) if n in mine)
+    reasons = [f"{r.match_id} ({r.players[i]}): {r.forfeit_reasons[i]}" for r in shown
+               for i, n in enumerate(r.players) if n in mine and r.forfeits[i]]
     plot = rating_plot(snap.history, tuple(n for n in names if n in snap.bots)) \
         if snap.history else "<p class=\"note\">No rating yet.</p>"
     return _render("bot.html", owner=owner, bot=bot, versions=versions,

@@ -80,16 +80,17 @@ class Bot(abc.ABC):
     async def decide(self, request: DecisionRequest) -> int:
         """Return the chosen action code.
 
-        The runner enforces the time limit (``asyncio.wait_for``) and validates the action
-        against the rules engine; this method only transports.
+        The runner enforces the time limit (it cancels this coroutine when the time is up)
+        and validates the action against the rules engine; this method only transports.
 
         Raises:
             BotFault: malformed answer, reported error, or lost connection.
         """
 
-    async def reject(self, request_id: int, reason: str, detail: str) -> None:
-        """Tell the bot its answer was rejected (illegal, late, malformed) and why (default:
-        nothing)."""
+    async def reject(self, request_id: int, kind: FaultKind, detail: str) -> None:
+        """Tell the bot that its answer to request ``request_id`` was a fault of ``kind``
+        (``ILLEGAL``, ``TIMEOUT``, ``MALFORMED``, ``ERROR``; never ``DISCONNECT``) and why
+        (default: nothing)."""
         return None   # a default hook, not an abstract method
 
     async def end_match(self, info: MatchEnd) -> None:

@@ -20,12 +20,13 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, UTC
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from ..rules import MatchState, RulesConfig, RulesError, action_str, view_of
 from ..rules.deal import derive_seed
 from ..rules.state import DealSource
 from .bot import Bot, BotFault, DecisionRequest, MatchEnd, MatchInfo
+from .clock import DecisionClock
 from .faults import FaultKind, Forfeit
 
 _T = TypeVar("_T")
@@ -118,7 +119,7 @@ class MatchOutcome:
         return _three(self.state.scores)
 
     @property
-    def termination(self) -> str:
+    def termination(self) -> Literal["normal", "forfeit"]:
         """``"normal"`` or ``"forfeit"`` (a seat forfeited)."""
         return "forfeit" if any(self.forfeited) else "normal"
 
@@ -177,12 +178,12 @@ async def _safe(seat: _Seat, coro: Awaitable[None]) -> None:
         seat.forfeit = seat.forfeit or Forfeit.error(f"{type(exc).__name__}: {exc}")
 
 
-async def _ask(spec: MatchSpec, seat: _Seat, state: MatchState, request_id: int,
-               index: int) -> DecisionLog:
-    """Ask one bot for one decision; returns the log entry of what was applied."""
-    s, kind = _pending(state)
+async def _ask(spec: MatchSpec, seat: _Seat, state: MatchState, s: int, kind: str,
+               index: int, clock: DecisionClock) -> DecisionLog:
+    """Ask seat ``s`` (to act, deciding ``kind``) for one decision; returns the log entry of
+    what was applied."""
     hand = state.hand_number
-    legal = state.legal_actions()
+    request_id = next(_REQUEST_IDS)
     # whole milliseconds: the protocol's time_ms is an integer (int32)
     allowed_ms = spec.time_ms + int(seat.bank_ms or 0)
     req = DecisionRequest(request_id, spec.match_id, view_of(state, s), allowed_ms)
@@ -191,15 +192,19 @@ async def _ask(spec: MatchSpec, seat: _Seat, state: MatchState, request_id: int,
     detail: str | None = None
     answer: str | None = None
     action: int | None = None
+    # one timer for the match, not one per decision (arena/match/clock.py)
+    clock.start((allowed_ms + spec.grace_ms) / 1000)
     try:
-        # asyncio.timeout (not wait_for): no extra task per decision on the hot path
-        async with asyncio.timeout((allowed_ms + spec.grace_ms) / 1000):
-            action = await seat.bot.decide(req)
-    except TimeoutError:
+        action = await seat.bot.decide(req)
+    except asyncio.CancelledError:
+        if not clock.stop():
+            raise
         fault = FaultKind.TIMEOUT
         detail = f"no answer within {allowed_ms} ms + {spec.grace_ms} ms grace"
     except BotFault as exc:
         fault, detail, answer = exc.kind, exc.detail, exc.answer
+    finally:
+        clock.stop()
     think = (time.perf_counter() - t0) * 1000
     seat.think_ms += think
     seat.asked += 1
@@ -218,9 +223,8 @@ async def _ask(spec: MatchSpec, seat: _Seat, state: MatchState, request_id: int,
     elif seat.faults >= spec.max_faults:
         seat.forfeit = Forfeit.too_many_faults(spec.max_faults, fault)
     if fault is not FaultKind.DISCONNECT:
-        reason = "late" if fault is FaultKind.TIMEOUT else str(fault)
-        await _safe(seat, seat.bot.reject(request_id, reason, detail))
-    chosen = fallback_action(spec.seed, index, legal)
+        await _safe(seat, seat.bot.reject(request_id, fault, detail))
+    chosen = fallback_action(spec.seed, index, state.legal_actions())
     return DecisionLog(hand, s, kind, chosen, think, fault, detail, True, answer)
 
 
@@ -239,6 +243,31 @@ def _printable(action: int) -> bool:
     except ValueError:
         return False
     return True
+
+
+async def _play(spec: MatchSpec, state: MatchState, seats: list[_Seat],
+                on_decision: Callable[[DecisionLog], None] | None) -> list[DecisionLog]:
+    """Play ``state`` to its end: ask the seat to act (or play its fallback once it has
+    forfeited), apply, log; returns the log."""
+    log: list[DecisionLog] = []
+    clock = DecisionClock()
+    try:
+        while not state.finished:
+            s, kind = _pending(state)
+            seat = seats[s]
+            if seat.forfeit is not None or not seat.bot.alive:
+                seat.forfeit = seat.forfeit or Forfeit.gone(seat.bot.gone_reason)
+                entry = DecisionLog(state.hand_number, s, kind, fallback_action(
+                    spec.seed, len(log), state.legal_actions()), fallback=True)
+            else:
+                entry = await _ask(spec, seat, state, s, kind, len(log), clock)
+            state.apply(entry.action)
+            log.append(entry)
+            if on_decision is not None:
+                on_decision(entry)
+    finally:
+        clock.close()
+    return log
 
 
 async def run_match(spec: MatchSpec, bots: Sequence[Bot], *,
@@ -261,21 +290,7 @@ async def run_match(spec: MatchSpec, bots: Sequence[Bot], *,
     for i, seat in enumerate(seats):
         info = MatchInfo(spec.match_id, spec.cfg, i, names, spec.time_ms)
         await _safe(seat, seat.bot.start_match(info))
-    log: list[DecisionLog] = []
-    while not state.finished:
-        s, kind = _pending(state)
-        seat = seats[s]
-        legal = state.legal_actions()
-        if seat.forfeit is not None or not seat.bot.alive:
-            seat.forfeit = seat.forfeit or Forfeit.gone(seat.bot.gone_reason)
-            entry = DecisionLog(state.hand_number, s, kind,
-                                fallback_action(spec.seed, len(log), legal), fallback=True)
-        else:
-            entry = await _ask(spec, seat, state, next(_REQUEST_IDS), len(log))
-        state.apply(entry.action)
-        log.append(entry)
-        if on_decision is not None:
-            on_decision(entry)
+    log = await _play(spec, state, seats, on_decision)
     forfeits = _three([seat.forfeit for seat in seats])
     forfeited = _three([f is not None for f in forfeits])
     engine_placings = state.placings

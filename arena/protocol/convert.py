@@ -258,8 +258,10 @@ def status_to_proto(x: ExchangeStatus) -> pb.ExchangeStatus:
     return msg
 
 
-def view_to_proto(view: View) -> pb.View:
-    """The ``View`` message of ``view`` (everything but ``cfg``, which ``MatchStart`` carries).
+def view_to_proto(view: View, *, history: bool = True) -> pb.View:
+    """The ``View`` message of ``view`` (everything but ``cfg``, which ``MatchStart`` carries;
+    with ``history=False`` also without the hand's past tricks and exchange events, which the
+    view encoder keeps serialised on their own).
 
     Raises:
         ConversionError: when the view holds an action code that has no text form.
@@ -276,9 +278,9 @@ def view_to_proto(view: View) -> pb.View:
         kitty=[CARD_TEXT[c] for c in view.kitty or ()], kitty_taken=view.kitty_taken,
         discards=[CARD_TEXT[c] for c in view.discards], discard_count=view.discard_count,
         trick=played_to_proto(view.trick),
-        tricks=[trick_to_proto(t) for t in view.tricks],
+        tricks=[trick_to_proto(t) for t in view.tricks] if history else (),
         tricks_won=view.tricks_won,
-        exchange_events=[event_to_proto(e) for e in view.exchange_events],
+        exchange_events=[event_to_proto(e) for e in view.exchange_events] if history else (),
         scores=view.scores,
         hand_points=[pb.SeatPoints(by_seat=p) for p in view.hand_points],
         contracts_used=[pb.ContractsUsed(contracts=[_CONTRACT_TO_PB[c + 1] for c in used])

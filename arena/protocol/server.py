@@ -90,7 +90,7 @@ from .limits import (
     unix_keepalive_options,
 )
 from . import unixpeers
-from .session import CLOSE, BotIdentity, RemoteBot
+from .session import CLOSE, BotIdentity, RemoteBot, serialize
 from .tls import TlsConfig, is_loopback
 from .registration import (
     REJECT_STATUS,
@@ -197,8 +197,7 @@ class ArenaServer:
             self.handshake_timeout_s, self.idle_timeout_s, self.max_connections, max_streams)])
         handler = grpc.method_handlers_generic_handler(SERVICE_NAME, {
             "Play": grpc.stream_stream_rpc_method_handler(
-                self._play, request_deserializer=None,
-                response_serializer=pb.ArenaMessage.SerializeToString)})
+                self._play, request_deserializer=None, response_serializer=serialize)})
         server.add_generic_rpc_handlers((handler,))
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         reflection.enable_server_reflection(

@@ -5,31 +5,29 @@ server (:mod:`arena.protocol.server`) feeds it the bot's raw messages (:meth:`Re
 and sends whatever it puts in its outbox.
 
 Request ids on the wire are the connection's own (1, 2, 3, ... per stream), so several matches
-can share one stream; the runner's ``DecisionRequest.request_id`` (unique only within its match)
-is mapped to the wire id for :meth:`RemoteBot.reject`, using the match the calling task started
-last (a context variable set by :meth:`RemoteBot.start_match`), else any running match that sent
-a request with that id (the runner's ids are unique in the arena process). Everything kept per
-match (that mapping, the view templates) is dropped when the match ends (:meth:`end_match`), so
-a connection that plays thousands of matches does not grow; what is kept per connection is
-bounded (the last :data:`_RECENT_KEPT` finished requests).
+can share one stream and a bot learns nothing of the arena's other matches from them; the
+runner's ``DecisionRequest.request_id`` (unique in the arena process) is mapped to the wire id
+for :meth:`RemoteBot.reject`. What is kept per match (its view templates) is dropped when the
+match ends (:meth:`end_match`), so a connection that plays thousands of matches does not grow;
+what is kept per connection is bounded (the last :data:`_RECENT_KEPT` finished requests, and
+their runner ids).
 
 Answers: a ``DecisionResponse`` resolves the pending request (its text is parsed into an action
-code; text that is not an action raises ``BotFault("malformed")`` from :meth:`decide`); an
-``ErrorReport`` raises ``BotFault("error")``; the stream ending raises ``BotFault("disconnect")``
-for every pending request and makes :attr:`alive` False. An answer to a request that expired
-(the runner's timeout cancelled :meth:`decide`) is discarded and, unless the runner already
-rejected that request, answered with a LATE rejection; an answer to an id never sent (or sent
-twice) gets UNKNOWN_REQUEST. Messages that do not parse or have no known kind get a rejection
-too; nothing a bot sends can raise into the server. Such bad messages are counted
-(:attr:`RemoteBot.bad_messages`); a flood is logged sparingly and stops getting rejections past
-:data:`MAX_REJECTIONS` (see :data:`LOG_FIRST`).
+code; text that is not an action raises ``BotFault(FaultKind.MALFORMED)`` from :meth:`decide`);
+an ``ErrorReport`` raises ``BotFault(FaultKind.ERROR)``; the stream ending raises
+``BotFault(FaultKind.DISCONNECT)`` for every pending request and makes :attr:`alive` False. An
+answer to a request that expired (the runner's timeout cancelled :meth:`decide`) is discarded
+and, unless the runner already rejected that request, answered with a LATE rejection; an answer
+to an id never sent (or sent twice) gets UNKNOWN_REQUEST. Messages that do not parse or have no
+known kind get a rejection too; nothing a bot sends can raise into the server. Such bad messages
+are counted (:attr:`RemoteBot.bad_messages`); a flood is logged sparingly and stops getting
+rejections past :data:`MAX_REJECTIONS` (see :data:`LOG_FIRST`).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-import contextvars
 import logging
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -46,18 +44,15 @@ from .convert import (
     match_start_to_proto,
 )
 from .viewcache import ViewEncoder
+from .wire import decision_message
 
 log = logging.getLogger("arena.protocol")
 
-#: the match the current asyncio task last started on a RemoteBot (see module docstring)
-_CURRENT_MATCH: contextvars.ContextVar[str | None] = contextvars.ContextVar(
-    "arena_protocol_current_match", default=None)
-
+#: the rejection sent for each kind of fault (a timeout is told LATE; a disconnected bot is
+#: told nothing)
 _REASONS = {
-    "illegal": pb.REJECTION_REASON_ILLEGAL, "late": pb.REJECTION_REASON_LATE,
-    "timeout": pb.REJECTION_REASON_LATE, "malformed": pb.REJECTION_REASON_MALFORMED,
-    "error": pb.REJECTION_REASON_ERROR, "unknown-request": pb.REJECTION_REASON_UNKNOWN_REQUEST,
-    "unexpected": pb.REJECTION_REASON_UNEXPECTED,
+    FaultKind.ILLEGAL: pb.REJECTION_REASON_ILLEGAL, FaultKind.TIMEOUT: pb.REJECTION_REASON_LATE,
+    FaultKind.MALFORMED: pb.REJECTION_REASON_MALFORMED, FaultKind.ERROR: pb.REJECTION_REASON_ERROR,
 }
 _RECENT_KEPT = 1024           # finished requests remembered (LATE vs UNKNOWN, reject's match)
 _MAX_TEXT = 2000              # characters of bot-supplied text kept in faults and logs
@@ -68,6 +63,13 @@ LOG_FIRST, LOG_EVERY, MAX_REJECTIONS = 20, 1000, 10_000
 
 #: put in the outbox to end the stream
 CLOSE = object()
+#: what the outbox holds: messages, and serialised ones (decision requests, :mod:`.wire`)
+Outgoing = pb.ArenaMessage | bytes
+
+
+def serialize(msg: Outgoing) -> bytes:
+    """The Play stream's response serializer: ``msg`` serialised (bytes are sent as they are)."""
+    return msg if isinstance(msg, bytes) else msg.SerializeToString()
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,17 +118,17 @@ class RemoteBot(Bot):
         self.name = identity.name
         self.version = identity.version
         self.outbox: asyncio.Queue[object] = asyncio.Queue()
-        #: set by the server: writes one message on the stream (one write at a time: the
-        #: server's pump holds ``write_lock`` too)
-        self.writer: Callable[[pb.ArenaMessage], Awaitable[None]] | None = None
+        #: set by the server: writes one message (or a serialised one) on the stream, one
+        #: write at a time: the server's pump holds ``write_lock`` too
+        self.writer: Callable[[Outgoing], Awaitable[None]] | None = None
         self.write_lock = asyncio.Lock()
         self._alive = True
         self._closed_reason = ""
         self._next_id = 0
         self._pending: dict[int, _Pending] = {}
         self._recent: OrderedDict[int, _Pending] = OrderedDict()  # finished requests
-        #: match id -> {runner's request id -> wire id}, for the matches not ended yet
-        self._by_match: dict[str, dict[int, int]] = {}
+        #: the runner's request id -> wire id, of the requests pending or in ``_recent``
+        self._wire_ids: dict[int, int] = {}
         self._matches: set[str] = set()
         self._views = ViewEncoder()
         #: messages from the bot that were rejected or could not be matched to a request
@@ -139,20 +141,15 @@ class RemoteBot(Bot):
         """False once the stream has ended (bot disconnected, crashed, or closed by us)."""
         return self._alive
 
-    @property
-    def active_matches(self) -> frozenset[str]:
-        """Ids of the matches started on this connection and not ended yet."""
-        return frozenset(self._matches)
-
     def _check_alive(self) -> None:
         if not self._alive:
             raise BotFault(FaultKind.DISCONNECT, f"bot {self.name!r} is disconnected "
                                                  f"({self._closed_reason})")
 
     async def start_match(self, info: MatchInfo) -> None:
-        """Send ``MatchStart``. Raises ``BotFault("disconnect")`` when the bot is gone."""
+        """Send ``MatchStart``. Raises ``BotFault(FaultKind.DISCONNECT)`` when the bot is
+        gone."""
         self._check_alive()
-        _CURRENT_MATCH.set(info.match_id)
         self._matches.add(info.match_id)
         self._views.forget(info.match_id)
         self._send(pb.ArenaMessage(match_start=match_start_to_proto(info)))
@@ -162,56 +159,49 @@ class RemoteBot(Bot):
         cancels this coroutine when time is up).
 
         Raises:
-            BotFault: ``"malformed"`` (answer is not an action text), ``"error"`` (the bot
-                reported an error), ``"disconnect"`` (stream ended).
+            BotFault: ``MALFORMED`` (answer is not an action text), ``ERROR`` (the bot
+                reported an error), ``DISCONNECT`` (stream ended).
         """
         self._check_alive()
+        view = self._views.encode_bytes(request.view, request.match_id)
         self._next_id += 1
         wire_id = self._next_id
+        msg = decision_message(wire_id, request.match_id, request.time_ms, view)
         fut: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         pend = _Pending(fut, request.match_id, request.request_id)
         self._pending[wire_id] = pend
-        ids = self._by_match.get(request.match_id)
-        if ids is None:
-            ids = self._by_match[request.match_id] = {}
-        ids[request.request_id] = wire_id
-        msg = pb.ArenaMessage()
-        d = msg.decision
-        d.request_id, d.match_id, d.time_ms = wire_id, request.match_id, request.time_ms
-        self._views.encode_into(d.view, request.view, request.match_id)
-        await self._send_now(msg)
+        self._wire_ids[request.request_id] = wire_id
         try:
+            await self._send_now(msg)
             text = await fut
         finally:
             # still pending: cancelled by the runner's timeout (or the stream was lost)
             pend.late = self._pending.pop(wire_id, None) is not None
             pend.future = None  # what a finished request keeps: its match, late, rejected
             self._recent[wire_id] = pend
-            while len(self._recent) > _RECENT_KEPT:
-                self._recent.popitem(last=False)
+            if len(self._recent) > _RECENT_KEPT:
+                _, old = self._recent.popitem(last=False)
+                self._wire_ids.pop(old.runner_id, None)
         try:
             return action_from_text(text)
         except ConversionError as exc:
             raise BotFault(FaultKind.MALFORMED, str(exc)[:_MAX_TEXT], text[:_MAX_TEXT]) from None
 
-    async def reject(self, request_id: int, reason: str, detail: str) -> None:
-        """Send a ``Rejection`` for the runner's ``request_id`` (see the module docstring for
-        how it is mapped to the wire id). ``reason``: ``"illegal"``, ``"late"``/``"timeout"``,
-        ``"malformed"``, ``"error"``; other text is sent as UNSPECIFIED."""
+    async def reject(self, request_id: int, kind: FaultKind, detail: str) -> None:
+        """Send a ``Rejection`` for the runner's ``request_id`` (one of the last
+        :data:`_RECENT_KEPT` requests; else it is sent with request id 0), with the reason of
+        ``kind`` (``TIMEOUT`` is told LATE)."""
         if not self._alive:
             return
-        match = _CURRENT_MATCH.get()
-        ids = self._by_match.get(match) if match is not None else None
-        wire_id = ids.get(request_id) if ids is not None else None
-        if wire_id is None:
-            wire_id = next((m[request_id] for m in self._by_match.values() if request_id in m), 0)
-        pend = self._recent.get(wire_id)
+        wire_id = self._wire_ids.get(request_id, 0)
+        pend = self._recent.get(wire_id) or self._pending.get(wire_id)
+        match = ""
         if pend is not None:
             pend.rejected = True
             match = pend.match_id
         self._send(pb.ArenaMessage(rejection=pb.Rejection(
-            request_id=wire_id, reason=_REASONS.get(reason, pb.REJECTION_REASON_UNSPECIFIED),
-            detail=detail, match_id=match or "")))
+            request_id=wire_id, reason=_REASONS.get(kind, pb.REJECTION_REASON_UNSPECIFIED),
+            detail=detail, match_id=match)))
 
     async def end_match(self, info: MatchEnd) -> None:
         """Send ``MatchEnd`` and forget everything kept for the match."""
@@ -220,24 +210,22 @@ class RemoteBot(Bot):
             self._send(pb.ArenaMessage(match_end=match_end_to_proto(info)))
 
     def forget_match(self, match_id: str) -> None:
-        """Drop everything kept for ``match_id`` (its request ids and view templates); called
-        by :meth:`end_match`, and safe to call for a match that was stopped without one."""
+        """Drop everything kept for ``match_id`` (its view templates); called by
+        :meth:`end_match`, and safe to call for a match that was stopped without one."""
         self._matches.discard(match_id)
         self._views.forget(match_id)
-        self._by_match.pop(match_id, None)
 
     def kept_per_match(self) -> dict[str, int]:
         """Sizes of what is kept per match (for tests and diagnostics): ``matches`` (not
-        ended), ``request_ids`` (runner id -> wire id entries), ``view_templates``; all 0 once
-        every match on this connection has ended."""
-        return {"matches": len(self._matches),
-                "request_ids": sum(len(m) for m in self._by_match.values()),
+        ended), ``request_ids`` (requests waiting for their answer), ``view_templates``; all
+        0 once every match on this connection has ended."""
+        return {"matches": len(self._matches), "request_ids": len(self._pending),
                 "view_templates": len(self._views)}
 
     # ----- connection ------------------------------------------------------------------------
     def close(self, reason: str = "the arena closed the session") -> None:
         """Say goodbye and end the stream (idempotent). Pending requests fail with
-        ``BotFault("disconnect")``."""
+        ``BotFault(FaultKind.DISCONNECT)``."""
         if self._alive:
             self._send(pb.ArenaMessage(goodbye=pb.Goodbye(reason=reason)))
             self.outbox.put_nowait(CLOSE)
@@ -259,10 +247,10 @@ class RemoteBot(Bot):
         if not self.done.done():
             self.done.set_result(reason)
 
-    def _send(self, msg: pb.ArenaMessage) -> None:
+    def _send(self, msg: Outgoing) -> None:
         self.outbox.put_nowait(msg)
 
-    async def _send_now(self, msg: pb.ArenaMessage) -> None:
+    async def _send_now(self, msg: Outgoing) -> None:
         """Write ``msg`` on the stream directly when nothing is queued before it (saves the
         pump's task switch on the per-decision path); otherwise queue it, keeping the order."""
         if self.writer is None or not self.outbox.empty() or self.write_lock.locked():

@@ -2,28 +2,31 @@
 :class:`ViewDecoder` (bot side, used by the SDK).
 
 Most of a seat's view is the same from one of its decisions to the next within a hand: seat,
-roles, targets, scores, contract, kitty, discards, and the hand's past tricks and exchange
-events, which only grow. :func:`arena.protocol.convert.view_to_proto` rebuilds all of it for
-every decision; a :class:`ViewEncoder` keeps, per (match, seat), a *template* message holding
-those slow-changing fields, extends its tricks and exchange events in place as they grow, and
-for each decision copies the template (one C-level copy) and sets only the fields that change
-with every decision (hand, legal actions, current trick, trick counts, exchange status ...).
-The encoder reads nothing but the :class:`~arena.rules.view.View` the rules engine built
+roles, targets, scores, contract, kitty, and the hand's past tricks and exchange events, which
+only grow. :func:`arena.protocol.convert.view_to_proto` rebuilds all of it for
+every decision; a :class:`ViewEncoder` keeps, per (match, seat), a *template*: those
+slow-changing fields serialised, extended with each new trick and exchange event as they come,
+and for each decision appends to it only the fields that change with every decision (hand,
+legal actions, current trick, trick counts, exchange status, and the discards, which grow one
+card a decision while the declarer discards ...), written from bytes made once
+(:mod:`arena.protocol.wire`; serialised fields concatenate into one message). The encoder
+reads nothing but the :class:`~arena.rules.view.View` the rules engine built
 (``arena.rules.view_of``): the protocol never sees the match state.
 
 A template is rebuilt whenever anything it holds could have changed: its key is the hand
-number, contract, trump, kitty state and cards, discards, scores, previous hand's points, hand
-points so far, contracts used, the finished flag and the rules; past tricks and events are
+number, contract, trump, kitty state and cards, scores, previous hand's points, hand points so
+far, contracts used, the finished flag and the rules; past tricks and events are
 append-only within a hand, so lists that do not start with the template's force a rebuild too.
 A match's templates are dropped when it starts or ends; match ids must be unique among the
 matches in play on one encoder (they are: the arena's ids are). The results always equal
 ``view_to_proto`` / ``view_from_proto`` (``tests/protocol/test_viewcache.py`` checks it at every
-decision of many matches under every preset, for every seat, with match ids reused).
+decision of many matches under every preset and over random option combinations, for every
+seat, with match ids reused).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -34,30 +37,27 @@ from ..rules.history import TrickRecord
 from ..rules.view import View
 from ._gen.threefiveeight.v1 import arena_pb2 as pb
 from .convert import (
-    ACTION_TEXT,
     CARD_CODE,
-    CARD_TEXT,
     DECISION_FROM_PB,
-    DECISION_TO_PB,
     ConversionError,
-    action_to_text,
     actions_from_texts,
     card_from_text,
     cards_from_texts,
     event_from_proto,
     event_to_proto,
     status_from_proto,
-    status_to_proto,
     trick_from_proto,
     trick_to_proto,
     triple,
     view_from_proto,
     view_to_proto,
 )
+from .wire import dynamic_view_fields
 
 #: fields of ``pb.View`` set on every decision (never taken from the template)
 DYNAMIC_FIELDS = ("decision", "to_act", "legal_actions", "hand", "hand_sizes", "hidden_own",
-                  "trick", "leader", "tricks_won", "exchange", "placings")
+                  "discards", "discard_count", "trick", "leader", "tricks_won", "exchange",
+                  "placings")
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -71,35 +71,63 @@ _TemplateKey = tuple[object, ...]
 
 
 def _template_key(view: View) -> _TemplateKey:
-    return (view.hand_number, view.contract, view.trump, view.kitty_taken, view.discard_count,
+    return (view.hand_number, view.contract, view.trump, view.kitty_taken,
             view.scores, view.prev_points, len(view.hand_points), view.contracts_used,
-            view.finished, view.cfg, view.kitty, view.discards)
+            view.finished, view.cfg, view.kitty)
 
 
 @dataclass(slots=True)
 class _Template:
-    """A seat's slow-changing ``View`` fields, and the tricks and events it holds."""
+    """A seat's slow-changing ``View`` fields (serialised), and the tricks and events they
+    hold."""
 
     key: _TemplateKey
-    msg: pb.View
+    data: bytes
     tricks: tuple[TrickRecord, ...]
     events: tuple[ExchangeEvent, ...]
 
 
-def _template_msg(view: View) -> pb.View:
-    """``view_to_proto(view)`` without its :data:`DYNAMIC_FIELDS`."""
-    msg = view_to_proto(view)
+#: serialised ``tricks`` / ``exchange_events`` entries of a ``View``, by record: a trick or
+#: event is sent again in every later view of its hand, to every seat (an event as each seat
+#: sees it); cleared past :data:`_FIELDS_KEPT` entries (only the current hands' are useful)
+_TRICK_FIELDS: dict[TrickRecord, bytes] = {}
+_EVENT_FIELDS: dict[ExchangeEvent, bytes] = {}
+_FIELDS_KEPT = 4096
+
+
+def _field(cache: dict[K, bytes], record: K, make: Callable[[K], pb.View]) -> bytes:
+    data = cache.get(record)
+    if data is None:
+        if len(cache) >= _FIELDS_KEPT:
+            cache.clear()
+        data = cache[record] = make(record).SerializeToString()
+    return data
+
+
+def _trick_view(t: TrickRecord) -> pb.View:
+    return pb.View(tricks=[trick_to_proto(t)])
+
+
+def _event_view(e: ExchangeEvent) -> pb.View:
+    return pb.View(exchange_events=[event_to_proto(e)])
+
+
+def _tricks_data(tricks: Sequence[TrickRecord]) -> bytes:
+    return b"".join([_field(_TRICK_FIELDS, t, _trick_view) for t in tricks])
+
+
+def _events_data(events: Sequence[ExchangeEvent]) -> bytes:
+    return b"".join([_field(_EVENT_FIELDS, e, _event_view) for e in events])
+
+
+def _template_data(view: View) -> bytes:
+    """``view_to_proto(view)`` without its :data:`DYNAMIC_FIELDS`, serialised (its tricks and
+    exchange events from the serialised entries kept for them)."""
+    msg = view_to_proto(view, history=False)
     for name in DYNAMIC_FIELDS:
         msg.ClearField(name)
-    return msg
-
-
-def _legal_texts(actions: Sequence[int]) -> list[str]:
-    """Texts of legal action codes (``action_to_text`` names a code that is not an action)."""
-    texts = [ACTION_TEXT.get(a) for a in actions]
-    if None in texts:
-        return [action_to_text(a) for a in actions]
-    return texts  # type: ignore[return-value]
+    return (msg.SerializeToString() + _tricks_data(view.tricks)
+            + _events_data(view.exchange_events))
 
 
 def _store(cache: dict[K, V], slot: K, value: V) -> V:
@@ -111,8 +139,9 @@ def _store(cache: dict[K, V], slot: K, value: V) -> V:
 
 
 class ViewEncoder:
-    """Builds ``View`` messages equal to ``view_to_proto(view)``, reusing per-(match, seat)
-    templates (see the module docstring). Not thread-safe; one per bot connection is typical.
+    """Builds serialised ``View`` messages that parse equal to ``view_to_proto(view)``,
+    reusing per-(match, seat) templates (see the module docstring). Not thread-safe; one per
+    bot connection is typical.
     """
 
     def __init__(self) -> None:
@@ -127,42 +156,22 @@ class ViewEncoder:
         for k in [k for k in self._templates if k[0] == match_id]:
             del self._templates[k]
 
-    def encode_into(self, out: pb.View, view: View, match_id: str) -> None:
-        """Fill the empty message ``out`` (e.g. ``request.view`` of a new ``DecisionRequest``)
-        with ``view``'s content; ``match_id`` keys the template.
+    def encode_bytes(self, view: View, match_id: str) -> bytes:
+        """``view`` as a serialised ``View`` message; ``match_id`` keys the template.
 
         Raises:
             ConversionError: when the view holds an action code that has no text form.
         """
-        t = self._template(view, match_id)
-        out.CopyFrom(t.msg)
-        if view.decision is not None:
-            out.decision = DECISION_TO_PB[view.decision]
-        if view.to_act is not None:
-            out.to_act = view.to_act
-        if view.legal_actions:
-            out.legal_actions.extend(_legal_texts(view.legal_actions))
-        out.hand.extend([CARD_TEXT[c] for c in view.hand])
-        out.hand_sizes.extend(view.hand_sizes)
-        if view.hidden_own:
-            out.hidden_own = view.hidden_own
-        if view.trick:
-            add = out.trick.add
-            for seat, card in view.trick:
-                add(seat=seat, card=CARD_TEXT[card])
-        if view.leader is not None:
-            out.leader = view.leader
-        out.tricks_won.extend(view.tricks_won)
-        if view.exchange is not None:
-            out.exchange.CopyFrom(status_to_proto(view.exchange))
-        if view.placings:
-            out.placings.extend(view.placings)
+        return self._template(view, match_id).data + dynamic_view_fields(view)
+
+    def encode_into(self, out: pb.View, view: View, match_id: str) -> None:
+        """Fill the empty message ``out`` (e.g. ``request.view`` of a new ``DecisionRequest``)
+        with ``view``'s content (see :meth:`encode_bytes`)."""
+        out.MergeFromString(self.encode_bytes(view, match_id))
 
     def encode(self, view: View, match_id: str) -> pb.View:
-        """A new ``View`` message equal to ``view_to_proto(view)`` (see :meth:`encode_into`)."""
-        out = pb.View()
-        self.encode_into(out, view, match_id)
-        return out
+        """A new ``View`` message equal to ``view_to_proto(view)`` (see :meth:`encode_bytes`)."""
+        return pb.View.FromString(self.encode_bytes(view, match_id))
 
     def _template(self, view: View, match_id: str) -> _Template:
         slot = (match_id, view.seat)
@@ -172,12 +181,12 @@ class ViewEncoder:
         if t is None or t.key != key or not _grows(t.tricks, tricks) \
                 or not _grows(t.events, events):
             return _store(self._templates, slot,
-                          _Template(key, _template_msg(view), tricks, events))
+                          _Template(key, _template_data(view), tricks, events))
         if len(tricks) > len(t.tricks):
-            t.msg.tricks.extend([trick_to_proto(x) for x in tricks[len(t.tricks):]])
+            t.data += _tricks_data(tricks[len(t.tricks):])
             t.tricks = tricks
         if len(events) > len(t.events):
-            t.msg.exchange_events.extend([event_to_proto(e) for e in events[len(t.events):]])
+            t.data += _events_data(events[len(t.events):])
             t.events = events
         return t
 

@@ -36,21 +36,18 @@ def record_relpath(match_id: str) -> str:
 class PlayedMatch:
     """A finished match as the runner stores it.
 
-    ``row`` is the store row (its ``record`` is :func:`record_relpath`); ``started_at`` /
-    ``ended_at`` are ISO-8601 UTC times; ``record`` is the gzip-compressed JSON Lines record
-    (docs/records.md), exactly the bytes of ``records/<match>.jsonl.gz``.
+    ``row`` is the store row (its ``record`` is :func:`record_relpath`); ``record`` is the
+    gzip-compressed JSON Lines record (docs/records.md), exactly the bytes of
+    ``records/<match>.jsonl.gz``.
     """
 
     row: ResultRow
-    started_at: str
-    ended_at: str
     record: bytes
 
     def finished(self) -> MatchFinished:
         """The :class:`arena.events.MatchFinished` to publish once this match is stored."""
         row = self.row
-        return MatchFinished(row.match_id, row.seats, tuple(row.placings), tuple(row.scores),
-                             row.record)
+        return MatchFinished(row.match_id, row.players, row.places, row.scores, row.record)
 
 
 class MatchExecutor(Protocol):
@@ -79,12 +76,15 @@ def result_row(m: ScheduledMatch, result: MatchOutcome, record: str,
     """The store row of a finished match (``usage``: per seat, the sandbox's accounting)."""
     usage = usage or [None, None, None]
     return ResultRow(
-        m.match_id, m.block_id, m.seats, result.termination, _three(result.placings),
-        result.scores, _three(result.faults), _three(result.forfeited),
-        _three(result.forfeit_reasons), result.state.end_reason, result.state.hand_number,
-        _three(result.decisions_asked), _three([round(t, 3) for t in result.think_ms]), record,
-        _three([u.cpu_s if u else None for u in usage]),
-        _three([u.peak_mib if u else None for u in usage]))
+        match_id=m.match_id, block=m.block_id, players=m.seats, status=result.termination,
+        places=_three(result.placings), scores=result.scores, faults=_three(result.faults),
+        forfeits=_three(result.forfeited), forfeit_reasons=_three(result.forfeit_reasons),
+        end_reason=result.state.end_reason, hands=result.state.hand_number,
+        decisions=_three(result.decisions_asked),
+        think_ms=_three([round(t, 3) for t in result.think_ms]),
+        started_at=result.started_at, ended_at=result.ended_at, record=record,
+        cpu_s=_three([u.cpu_s if u else None for u in usage]),
+        peak_mib=_three([u.peak_mib if u else None for u in usage]))
 
 
 def _three(values: Sequence[_T]) -> tuple[_T, _T, _T]:
@@ -100,6 +100,4 @@ def played_from_result(m: ScheduledMatch, result: MatchOutcome,
     sandbox's CPU / peak-memory accounting."""
     data = gzip.compress(dumps_record(record_from_result(result)).encode("utf-8"),
                          compresslevel=6, mtime=0)
-    return PlayedMatch(result_row(m, result, record_relpath(m.match_id), usage),
-                       result.started_at,
-                       result.ended_at, data)
+    return PlayedMatch(result_row(m, result, record_relpath(m.match_id), usage), data)

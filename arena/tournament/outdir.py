@@ -136,7 +136,7 @@ async def save_played(out: Path, store: Store, done: PlayedMatch) -> None:
     """Write the record of a finished match (atomically), then its result row: a row never
     names a missing record, and a record without a row is swept on resume."""
     await asyncio.to_thread(atomic_write_bytes, out / done.row.record, done.record, 0o600)
-    store.save_result(done.row, done.started_at, done.ended_at)
+    store.save_result(done.row)
 
 
 def write_standings(out: Path, st: Standings) -> None:

@@ -138,11 +138,11 @@ class ConsoleReporter:
         self.done += 1
         self.faults += sum(row.faults)
         log.info("match %s done: placings %s, faults %s", m.match_id,
-                 dict(zip(m.seats, row.placings, strict=True)), list(row.faults))
+                 dict(zip(m.seats, row.places, strict=True)), list(row.faults))
         if self.bar is not None and self.task is not None:
             self.bar.update(self.task, advance=1, faults=self.faults)
         elif self.enabled:
-            places = " ".join(f"{n}:{p}" for n, p in zip(m.seats, row.placings, strict=True))
+            places = " ".join(f"{n}:{p}" for n, p in zip(m.seats, row.places, strict=True))
             print(f"[{self.done}/{self.total}] {m.match_id} {places}"
                   + (f" faults {sum(row.faults)}" if any(row.faults) else ""),
                   file=self.stream, flush=True)

@@ -83,7 +83,7 @@ class Standings:
 
 def _ratings(results: Sequence[ResultRow], seed: int, bootstrap: int = DEFAULT_BOOTSTRAP
              ) -> tuple[RatingReport | None, str | None]:
-    blocks = len({r.block_id for r in results})
+    blocks = len({r.block for r in results})
     try:
         report = rate(results, bootstrap=bootstrap if blocks >= 2 else 0, seed=seed)
     except RatingsInputError as exc:
@@ -151,15 +151,15 @@ def compute_standings(results: Sequence[ResultRow], bots: Sequence[str],
     tournament runs).
     """
     absent = absent or {}
-    rated = [r for r in results if not absent.keys() & set(r.seats)]
+    rated = [r for r in results if not absent.keys() & set(r.players)]
     report, note = _ratings(rated, seed, bootstrap) if rated else (
         None, "note: no matches played yet" if not results else
         "note: no ratings: every match had a bot that never started")
-    names = list(dict.fromkeys([*bots, *(name for r in results for name in r.seats)]))
+    names = list(dict.fromkeys([*bots, *(name for r in results for name in r.players)]))
     counts = bot_counts(results, names)
     arena = {name: _ArenaTally() for name in names}
     for r in results:
-        for i, name in enumerate(r.seats):
+        for i, name in enumerate(r.players):
             arena[name].add(r, i)
     rated_names = set(report.names) if report is not None else set()
     rows = [_row(counts[name], arena[name],

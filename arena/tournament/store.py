@@ -1,6 +1,6 @@
 """The results store: one SQLite file per tournament output directory (``results.sqlite``).
 
-Tables:
+Tables (each row declared once in :mod:`arena.tournament.rows`, which derives the SQL):
 
 - ``meta(key, value)``: the config fingerprint, tournament name, arena version, created time;
 - ``schedule``: every scheduled match, written in one transaction before play;
@@ -23,52 +23,24 @@ one-line :class:`StoreError` naming its match id, never a traceback.
 
 from __future__ import annotations
 
-import json
 import secrets
 import sqlite3
-from dataclasses import dataclass
 from datetime import datetime, UTC
 from pathlib import Path
 
 from .. import __version__
 from ..errors import UserError
-from .rows import RowError, result_values, schedule_values
+from .rows import (META, RESULTS, SCHEDULE, SCHEMA_VERSION, TABLES, ResultRow, RowError,
+                   ScheduleRow)
 from .schedule import ScheduledMatch
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS schedule (
-    match_id TEXT PRIMARY KEY, block_id TEXT NOT NULL, table_idx INTEGER NOT NULL,
-    deal_idx INTEGER NOT NULL, seating_idx INTEGER NOT NULL,
-    seat0 TEXT NOT NULL, seat1 TEXT NOT NULL, seat2 TEXT NOT NULL, seed TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS results (
-    match_id TEXT PRIMARY KEY REFERENCES schedule(match_id), status TEXT NOT NULL,
-    placings TEXT NOT NULL, scores TEXT NOT NULL, faults TEXT NOT NULL,
-    forfeited TEXT NOT NULL, forfeit_reasons TEXT NOT NULL, end_reason TEXT,
-    hands INTEGER NOT NULL, decisions TEXT NOT NULL, think_ms TEXT NOT NULL,
-    started_at TEXT NOT NULL, ended_at TEXT NOT NULL, record TEXT NOT NULL);
-"""
-#: columns added after the first release (added to older stores when opened for writing):
-#: per seat, JSON lists: CPU seconds and peak resident MiB of the bot's processes in the match
-#: (null where not measured, e.g. a remote bot)
-ADDED_COLUMNS = {"cpu_s": "TEXT", "peak_mib": "TEXT"}
-_NONE3 = (None, None, None)
+__all__ = ["APPLICATION_ID", "SCHEMA", "SCHEMA_VERSION", "ResultRow", "Store", "StoreError",
+           "check_identity", "copy_deal_key", "open_existing"]
 
-
+#: the tables of a new store (derived from the row declarations, :mod:`.rows`)
+SCHEMA = ";\n".join(t.create() for t in TABLES) + ";\n"
 #: ``PRAGMA application_id`` of a 358 Arena store: the bytes "358A"
 APPLICATION_ID = 0x33353841
-#: ``PRAGMA user_version``: the layout of the tables above. 1: the first tables; 2: plus
-#: :data:`ADDED_COLUMNS`. Older stores are upgraded on their next writable open.
-SCHEMA_VERSION = 2
-#: the columns of our tables, to recognise a store written before the identity marks
-_COLUMNS = {
-    "meta": ("key", "value"),
-    "schedule": ("match_id", "block_id", "table_idx", "deal_idx", "seating_idx", "seat0",
-                 "seat1", "seat2", "seed"),
-    "results": ("match_id", "status", "placings", "scores", "faults", "forfeited",
-                "forfeit_reasons", "end_reason", "hands", "decisions", "think_ms", "started_at",
-                "ended_at", "record"),
-}
 
 
 class StoreError(UserError):
@@ -99,76 +71,26 @@ def check_identity(db: sqlite3.Connection, path: Path) -> str:
                          f"another application, application_id {app:#010x}){refuse}")
     if not tables:
         return "empty"
-    for table, columns in _COLUMNS.items():
-        have = tuple(r[1] for r in db.execute(f"PRAGMA table_info({table})"))
-        if have != columns and not (table == "results"
-                                    and have == columns + tuple(ADDED_COLUMNS)):
+    for table in TABLES:
+        have = tuple(r[1] for r in db.execute(f"PRAGMA table_info({table.name})"))
+        if all(have != table.columns(v) for v in range(1, SCHEMA_VERSION + 1)):
             shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
             raise StoreError(f"{path}: not a 358 Arena results store (an SQLite database with "
                              f"other tables: {shown}){refuse}")
     return "unmarked"
 
 
-@dataclass(frozen=True)
-class ResultRow:
-    """A finished match as stored; per-seat tuples follow ``seats``.
-
-    The one result of a match past the runner: written and read back by the store, rated as it
-    is (it has the four attributes the ratings read, :class:`arena.ratings.model.RatedResult`:
-    ``players``, ``places``, ``block``, ``forfeits``), folded into the standings.
-    """
-
-    match_id: str
-    block_id: str
-    seats: tuple[str, str, str]
-    status: str
-    placings: tuple[int, int, int]
-    scores: tuple[int, int, int]
-    faults: tuple[int, int, int]
-    forfeited: tuple[bool, bool, bool]
-    forfeit_reasons: tuple[str | None, str | None, str | None]
-    end_reason: str | None
-    hands: int
-    decisions: tuple[int, int, int]
-    think_ms: tuple[float, float, float]
-    record: str
-    cpu_s: tuple[float | None, float | None, float | None] = _NONE3
-    peak_mib: tuple[float | None, float | None, float | None] = _NONE3
-
-    @property
-    def players(self) -> tuple[str, str, str]:
-        """The bots by seat (the ratings' name for :attr:`seats`)."""
-        return self.seats
-
-    @property
-    def places(self) -> tuple[int, int, int]:
-        """The placings by seat, forfeiting seats last (the ratings' name)."""
-        return self.placings
-
-    @property
-    def block(self) -> str:
-        """The duplicate block (the ratings' name for :attr:`block_id`)."""
-        return self.block_id
-
-    @property
-    def forfeits(self) -> tuple[bool, bool, bool]:
-        """Which seats forfeited (the ratings' name for :attr:`forfeited`)."""
-        return self.forfeited
-
-
 def _create_tables(db: sqlite3.Connection, mark: bool) -> None:
-    """Create the tables that are missing, add the :data:`ADDED_COLUMNS` an older store lacks
-    and set the identity marks (with ``mark``, or when the schema version is older), in one
-    transaction."""
+    """Create the tables that are missing, add the columns an older store lacks (those of a
+    later schema version) and set the identity marks (with ``mark``, or when the schema
+    version is older), in one transaction."""
     with db:
         db.execute("BEGIN IMMEDIATE")
-        for statement in SCHEMA.split(";"):
-            if statement.strip():
+        for table in TABLES:
+            db.execute(table.create())
+            have = {r[1] for r in db.execute(f"PRAGMA table_info({table.name})")}
+            for statement in table.add_missing(have):
                 db.execute(statement)
-        have = {r[1] for r in db.execute("PRAGMA table_info(results)")}
-        for col, kind in ADDED_COLUMNS.items():
-            if col not in have:
-                db.execute(f"ALTER TABLE results ADD COLUMN {col} {kind}")
         version = db.execute("PRAGMA user_version").fetchone()[0]
         if mark or version < SCHEMA_VERSION:
             db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
@@ -254,13 +176,10 @@ class Store:
         now = datetime.now(UTC).isoformat(timespec="seconds")
         with self.db:
             self.db.execute("BEGIN")
-            self.db.executemany("INSERT INTO meta VALUES (?, ?)", [
+            self.db.executemany(META.insert(), [
                 ("fingerprint", fingerprint), ("name", name), ("arena_version", __version__),
                 ("created_at", now)])
-            self.db.executemany(
-                "INSERT INTO schedule VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(m.match_id, m.block_id, m.table, m.deal, m.seating, *m.seats, m.seed.hex())
-                 for m in matches])
+            self._schedule(matches)
         return True
 
     def replace_schedule(self, fingerprint: str, name: str, matches: list[ScheduledMatch],
@@ -277,12 +196,14 @@ class Store:
             if self.db.execute("SELECT 1 FROM results LIMIT 1").fetchone() is not None:
                 raise StoreError(f"{self.path}: holds results; its schedule is kept")
             self.db.execute("DELETE FROM schedule")
-            self.db.executemany(
-                "INSERT INTO schedule VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(m.match_id, m.block_id, m.table, m.deal, m.seating, *m.seats, m.seed.hex())
-                 for m in matches])
+            self._schedule(matches)
             self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
                                 [("fingerprint", fingerprint), ("name", name), *meta.items()])
+
+    def _schedule(self, matches: list[ScheduledMatch]) -> None:
+        """Insert ``matches`` into ``schedule`` (inside the caller's transaction)."""
+        self.db.executemany(SCHEDULE.insert(),
+                            [SCHEDULE.values(ScheduleRow.of(m)) for m in matches])
 
     def played_bots(self) -> set[str]:
         """The bots with at least one stored result."""
@@ -305,10 +226,7 @@ class Store:
         """
         with self.db:
             self.db.execute("BEGIN IMMEDIATE")
-            self.db.executemany(
-                "INSERT INTO schedule VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(m.match_id, m.block_id, m.table, m.deal, m.seating, *m.seats, m.seed.hex())
-                 for m in matches])
+            self._schedule(matches)
             self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta.items())
 
     def scheduled_bots(self) -> list[str]:
@@ -352,40 +270,27 @@ class Store:
             StoreError: a schedule row is damaged (names its match id).
         """
         cur = self.db.execute(
-            "SELECT s.match_id, block_id, table_idx, deal_idx, seating_idx, seat0, seat1, "
-            "seat2, seed FROM schedule s LEFT JOIN results r USING (match_id) "
-            "WHERE r.match_id IS NULL ORDER BY deal_idx, table_idx, seating_idx")
+            f"SELECT {SCHEDULE.select('s')} FROM schedule s LEFT JOIN results r "
+            "USING (match_id) WHERE r.match_id IS NULL "
+            "ORDER BY s.deal_idx, s.table_idx, s.seating_idx")
         out = []
         for r in cur.fetchall():
-            raw = {"match_id": r[0], "block_id": r[1], "table_idx": r[2], "deal_idx": r[3],
-                   "seating_idx": r[4], "seats": (r[5], r[6], r[7]), "seed": r[8]}
             try:
-                v = schedule_values(raw)
+                out.append(SCHEDULE.read(r).scheduled())
             except RowError as exc:
                 raise self._damaged("scheduled match", r[0], exc) from None
-            out.append(ScheduledMatch(v.match_id, v.block_id, v.table_idx, v.deal_idx,
-                                      v.seating_idx, v.seats, bytes.fromhex(v.seed)))
         return out
 
     def _damaged(self, what: str, match_id: object, exc: RowError) -> StoreError:
         return StoreError(f"{self.path}: the stored {what} {match_id!r} is damaged ({exc}); "
                           "restore the file, or run again into a new --out directory")
 
-    def save_result(self, row: ResultRow, started_at: str, ended_at: str) -> None:
+    def save_result(self, row: ResultRow) -> None:
         """Insert a finished match (one atomic commit). A second save of the same match is
         ignored, so a match is never counted twice."""
         with self.db:
             self.db.execute("BEGIN IMMEDIATE")
-            self.db.execute(
-                "INSERT OR IGNORE INTO results (match_id, status, placings, scores, faults, "
-                "forfeited, forfeit_reasons, end_reason, hands, decisions, think_ms, "
-                "started_at, ended_at, record, cpu_s, peak_mib) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (row.match_id, row.status, json.dumps(row.placings), json.dumps(row.scores),
-                 json.dumps(row.faults), json.dumps(row.forfeited),
-                 json.dumps(row.forfeit_reasons), row.end_reason, row.hands,
-                 json.dumps(row.decisions), json.dumps(row.think_ms), started_at, ended_at,
-                 row.record, json.dumps(row.cpu_s), json.dumps(row.peak_mib)))
+            self.db.execute(RESULTS.insert("INSERT OR IGNORE"), RESULTS.values(row))
 
     def results(self) -> list[ResultRow]:
         """All finished matches in schedule order (``cpu_s`` / ``peak_mib`` are nulls in a
@@ -395,30 +300,16 @@ class Store:
             StoreError: a stored row is damaged: one line naming its match id and column.
         """
         have = {r[1] for r in self.db.execute("PRAGMA table_info(results)")}
-        extra = "".join(f", r.{c}" if c in have else ", NULL" for c in ADDED_COLUMNS)
         cur = self.db.execute(
-            "SELECT r.match_id, s.block_id, s.seat0, s.seat1, s.seat2, r.status, r.placings, "
-            "r.scores, r.faults, r.forfeited, r.forfeit_reasons, r.end_reason, r.hands, "
-            f"r.decisions, r.think_ms, r.record{extra} FROM results r "
+            f"SELECT {RESULTS.select('r', 's', have)} FROM results r "
             "JOIN schedule s USING (match_id) "
             "ORDER BY s.deal_idx, s.table_idx, s.seating_idx")
         out = []
         for r in cur.fetchall():
-            raw = {"match_id": r[0], "block_id": r[1], "seats": (r[2], r[3], r[4]),
-                   "status": r[5], "placings": r[6], "scores": r[7], "faults": r[8],
-                   "forfeited": r[9], "forfeit_reasons": r[10], "end_reason": r[11],
-                   "hands": r[12], "decisions": r[13], "think_ms": r[14], "record": r[15],
-                   "cpu_s": r[16], "peak_mib": r[17]}
             try:
-                v = result_values(raw)
+                out.append(RESULTS.read(r))
             except RowError as exc:
                 raise self._damaged("result of match", r[0], exc) from None
-            out.append(ResultRow(v.match_id, v.block_id, v.seats, v.status, v.placings,
-                                 v.scores, v.faults, v.forfeited, v.forfeit_reasons,
-                                 v.end_reason, v.hands, v.decisions,
-                                 tuple(float(x) for x in v.think_ms),  # type: ignore[arg-type]
-                                 v.record,
-                                 *(_usage(x) for x in (v.cpu_s, v.peak_mib))))
         return out
 
 
@@ -458,10 +349,3 @@ def open_existing(directory: str | Path) -> Store:
         raise StoreError(f"{directory}: no tournament results here (missing results.sqlite)")
     return Store(path, readonly=True)
 
-
-def _usage(values: tuple[float | int | None, ...] | None
-           ) -> tuple[float | None, float | None, float | None]:
-    """A stored accounting column as per-seat floats (None: not measured)."""
-    if values is None:
-        return _NONE3
-    return tuple(None if x is None else float(x) for x in values)  # type: ignore[return-value]

@@ -48,7 +48,7 @@ duplicate block (one deal in all 6 seatings) is finished.</p>{% endif %}
 %}{% else %}<div class="scroll"><table><thead>
 <tr><th>match</th><th>seats (place, score)</th><th>end</th><th>replay</th></tr>
 </thead><tbody>{% for r in s.finished %}<tr><td>{{ r.match_id }}</td><td>
-{% for i in range(3) %}{{ r.seats[i] }} ({{ r.placings[i] }}, {{ '%+d' % r.scores[i] }})
+{% for i in range(3) %}{{ r.players[i] }} ({{ r.places[i] }}, {{ '%+d' % r.scores[i] }})
 {% if not loop.last %} &middot; {% endif %}{% endfor %}</td><td>{{ r.end_reason or r.status }}
 </td><td><a class="replay" href="replay/{{ quote(r.match_id) }}">replay</a></td></tr>
 {% endfor %}</tbody></table></div>{% endif %}

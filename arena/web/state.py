@@ -171,13 +171,10 @@ class LiveState:
             bots = _bot_names(store.db)
             absent = absence_notes(never_started(store.db))
             lobby = note_from_json(store.meta(LOBBY_KEY))
-            spans = {m: (a, b) for m, a, b in store.db.execute(
-                "SELECT match_id, started_at, ended_at FROM results")}
             complete = store.complete_blocks()
             pending = [m.seats for m in store.pending()]
-        times = {m: b for m, (_, b) in spans.items()}
-        order = sorted(results, key=lambda r: times.get(r.match_id, ""))
-        listed = [r for r in order if r.block_id in complete]
+        order = sorted(results, key=lambda r: r.ended_at)
+        listed = [r for r in order if r.block in complete]
         held = self._logs_held(len(results) >= scheduled)
         standings = compute_standings(
             results, bots, absent=absent,
@@ -187,7 +184,7 @@ class LiveState:
                                                            if n))
         snap = Snapshot(
             name=name, bots=bots, done=len(results), scheduled=scheduled,
-            eta=estimate(_costs(order, spans), pending),
+            eta=estimate(_costs(order), pending),
             standings=standings,
             history=self._rating_history(order, bots, scheduled),
             head_to_head=_head_to_head(results, bots),
@@ -303,16 +300,16 @@ def _bot_names(db: sqlite3.Connection) -> tuple[str, ...]:
     return tuple(seen)
 
 
-def _costs(order: list[ResultRow], spans: dict[str, tuple[str, str]]) -> list[Finished]:
+def _costs(order: list[ResultRow]) -> list[Finished]:
     """The finished matches as :class:`arena.web.eta.Finished` (times that do not parse
     are left out)."""
     out: list[Finished] = []
     for r in order:
         try:
-            a, b = (datetime.fromisoformat(t).timestamp() for t in spans[r.match_id])
-        except (KeyError, ValueError):
+            a, b = (datetime.fromisoformat(t).timestamp() for t in (r.started_at, r.ended_at))
+        except ValueError:
             continue
-        out.append(Finished(r.seats, r.decisions, r.think_ms, a, b))
+        out.append(Finished(r.players, r.decisions, r.think_ms, a, b))
     return out
 
 
@@ -332,13 +329,13 @@ def _faults(results: list[ResultRow], bots: tuple[str, ...], complete: set[str]
     forfeits = dict.fromkeys(bots, 0)
     reasons: dict[str, list[str]] = {b: [] for b in bots}
     for r in results:
-        for i, name in enumerate(r.seats):
+        for i, name in enumerate(r.players):
             faults[name] = faults.get(name, 0) + r.faults[i]
             forfeits.setdefault(name, 0)
             reasons.setdefault(name, [])
-            if r.forfeited[i]:
+            if r.forfeits[i]:
                 forfeits[name] += 1
-                if r.block_id in complete:
+                if r.block in complete:
                     reasons[name].append(f"{r.match_id}: {r.forfeit_reasons[i] or 'forfeited'}")
     return {b: (f, forfeits[b], tuple(reasons[b][-5:])) for b, f in faults.items()}
 

@@ -94,8 +94,8 @@ def test_bot_crash_is_a_bot_fault_counted_on_the_driver(tmp_path, capfd, ray_2cp
     assert wait_no_processes(tag) == []
     assert outcome.played_now == 6 and "worker lost" not in err
     rows = stored(tmp_path / "o")
-    reasons = [r.forfeit_reasons[r.seats.index("bad")] for r in rows.values()]
-    assert all(r.forfeited[r.seats.index("bad")] for r in rows.values())
+    reasons = [r.forfeit_reasons[r.players.index("bad")] for r in rows.values()]
+    assert all(r.forfeits[r.players.index("bad")] for r in rows.values())
     assert sum("disconnect" in x for x in reasons) == 2          # crashed in 2 matches
     assert sum("disqualified after 2 crashes" in x for x in reasons) == 4
     assert len(outcome.disqualifications) == 1 and "'bad'" in outcome.disqualifications[0]
@@ -169,7 +169,7 @@ def test_gauntlet_plays_on_ray_workers_with_a_twin_field_bot(tmp_path, ray_2cpus
     assert wait_no_processes(tag) == []
     rows = stored(out)
     assert len(rows) == 12 and outcome.played_now == 12
-    assert {frozenset(r.seats) for r in rows.values()} == {
+    assert {frozenset(r.players) for r in rows.values()} == {
         frozenset({"greedy", "random-0", "random-0#2"})}
     state = json.loads((out / "sprt.json").read_text())
     assert state["blocks"] == 2 and state["never_started"] == []

@@ -11,7 +11,7 @@ import asyncio
 import pytest
 
 from arena.match import MatchSpec, run_match
-from arena.protocol import convert, session
+from arena.protocol import convert, session, viewcache, wire
 from arena.rules import make_config
 
 from .helpers import PATIENCE_S, BotProcesses, run, started_server
@@ -48,6 +48,12 @@ def test_per_match_state_is_dropped_when_matches_end(procs: BotProcesses) -> Non
                 assert 0 < len(bot._recent) <= session._RECENT_KEPT
                 assert all(p.future is None for p in bot._recent.values())
             assert len(convert._TRICK_CACHE) <= convert._TRICK_CACHE_MAX
+            # the serialised snippets shared by all connections are bounded too
+            assert 0 < len(viewcache._TRICK_FIELDS) <= viewcache._FIELDS_KEPT
+            assert len(viewcache._EVENT_FIELDS) <= viewcache._FIELDS_KEPT
+            assert 0 < len(wire._MATCH_FIELDS) <= wire._KEPT
+            assert 0 < len(wire._PACKED) <= wire._KEPT
+            assert all(len(b._wire_ids) <= session._RECENT_KEPT for b in bots)
         finally:
             await server.stop()
     run(scenario())

@@ -9,6 +9,7 @@ import grpc
 import pytest
 
 from arena.match.bot import BotFault, DecisionRequest, MatchEnd, MatchInfo
+from arena.match.faults import FaultKind
 from arena.protocol import session
 from arena.protocol._gen.threefiveeight.v1 import arena_pb2 as pb
 from arena.protocol.errors import BotConnectTimeout, ServerStartError, UnknownTokenError
@@ -145,7 +146,7 @@ def test_answer_round_trip_and_match_messages() -> None:
                 request_id=sent.request_id, action=choice.lower())))
             action = await asyncio.wait_for(task, PATIENCE_S)
             assert action == req.view.legal_actions[-1]
-            await bot.reject(7, "illegal", "not legal here")
+            await bot.reject(7, FaultKind.ILLEGAL, "not legal here")
             rej = await _next(client, "rejection")
             assert rej.request_id == sent.request_id
             assert rej.reason == pb.REJECTION_REASON_ILLEGAL and rej.match_id == "m1"
@@ -289,7 +290,7 @@ def test_late_answer_is_discarded_and_rejected_once() -> None:
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task
-            await bot.reject(2, "late", "no answer within 1000 ms + 200 ms grace")
+            await bot.reject(2, FaultKind.TIMEOUT, "no answer within 1000 ms + 200 ms grace")
             rej = await _next(client, "rejection")
             assert rej.reason == pb.REJECTION_REASON_LATE and rej.request_id == sent2.request_id
             await client.send(pb.BotMessage(decision=pb.DecisionResponse(
@@ -327,12 +328,13 @@ def test_client_disconnect_fails_pending_request_with_disconnect() -> None:
 
 
 def test_concurrent_matches_share_a_stream() -> None:
-    """Two matches with the same runner request ids: answers and rejections find their
-    request (the rejection mapping uses the match started by the calling task)."""
+    """Two matches on one stream, answered out of order: answers and rejections find their
+    request (the runner's request ids are unique in the arena process)."""
     async def play(bot, match_id: str, rejections: list):
         await bot.start_match(MatchInfo(match_id, CFG, 0, ("alpha", "b", "c"), 1000))
-        action = await bot.decide(_request(1, match_id))
-        await bot.reject(1, "illegal", f"rejected in {match_id}")
+        runner_id = {"mA": 1, "mB": 2}[match_id]
+        action = await bot.decide(_request(runner_id, match_id))
+        await bot.reject(runner_id, FaultKind.ILLEGAL, f"rejected in {match_id}")
         rejections.append(match_id)
         return action
 

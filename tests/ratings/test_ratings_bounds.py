@@ -17,7 +17,7 @@ from arena.ratings.edges import NEVER_BEATEN, NEVER_WON
 from arena.ratings.formatting import interval_text
 from arena.ratings.plackett_luce import placing_probability
 from arena.tournament.standings import compute_standings, format_standings
-from arena.tournament.store import ResultRow
+from tests.rows import result_row
 
 
 
@@ -100,9 +100,8 @@ def test_bounds_are_shown_as_bounds():
     assert interval_text(None, 1320.4) == "< 1320.4"
     assert interval_text(-3.0, 12.0, sign=True) == "[-3.0, +12.0]"
     assert interval_text(None, None) == "-"
-    rows = [ResultRow(f"m{k}", m.block, m.players, "normal", m.places, (0, 0, 0), (0, 0, 0),
-                      (False,) * 3, (None,) * 3, "hand-cap", 1, (4, 4, 4), (1.0, 1.0, 1.0),
-                      f"records/m{k}.jsonl.gz") for k, m in enumerate(top_always_first(6))]
+    rows = [result_row(f"m{k}", m.block, m.players, places=m.places, decisions=(4, 4, 4))
+            for k, m in enumerate(top_always_first(6))]
     st = compute_standings(rows, ["top", "b", "c", "d"])
     bound = st.ratings.bot("top").ci_low
     text = format_standings(st, "text")

@@ -12,22 +12,23 @@ from arena.tournament.local import sandbox_banner
 from arena.tournament.schedule import make_schedule
 from arena.tournament.standings import compute_standings, format_standings
 from arena.tournament.store import ResultRow, Store
+from tests.rows import result_row
 
 NAMES = ["a", "b", "c"]
 
 
 def _row(m, cpu=(None, None, None), peak=(None, None, None)) -> ResultRow:
-    return ResultRow(m.match_id, m.block_id, m.seats, "normal", (1, 2, 3), (3, 0, -3),
-                     (0, 0, 0), (False, False, False), (None, None, None), "hand-cap", 1,
-                     (10, 20, 40), (5.0, 5.0, 5.0), f"records/{m.match_id}.jsonl.gz", cpu, peak)
+    return result_row(m.match_id, m.block_id, m.seats, scores=(3, 0, -3),
+                      decisions=(10, 20, 40), think_ms=(5.0, 5.0, 5.0), cpu_s=cpu,
+                      peak_mib=peak)
 
 
 def test_usage_is_stored_and_shown(tmp_path) -> None:
     sched = make_schedule(NAMES, 1, 1)[:2]
     with Store(tmp_path / "results.sqlite") as store:
         store.init_schedule("f", "t", sched)
-        store.save_result(_row(sched[0], (0.1, 0.2, None), (40.0, 90.5, None)), "s", "e")
-        store.save_result(_row(sched[1], (0.3, 0.0, None), (60.0, 30.0, None)), "s", "e")
+        store.save_result(_row(sched[0], (0.1, 0.2, None), (40.0, 90.5, None)))
+        store.save_result(_row(sched[1], (0.3, 0.0, None), (60.0, 30.0, None)))
         rows = store.results()
     assert rows[0].cpu_s == (0.1, 0.2, None) and rows[1].peak_mib == (60.0, 30.0, None)
     st = compute_standings(rows, NAMES)
@@ -77,7 +78,7 @@ def test_a_store_from_before_the_columns_is_upgraded(tmp_path) -> None:
         cols = {r[1] for r in store.db.execute("PRAGMA table_info(results)")}
         version = store.db.execute("PRAGMA user_version").fetchone()[0]
     assert {"cpu_s", "peak_mib"} <= cols and version == 2
-    assert rows[0].cpu_s == (None, None, None) and rows[0].placings == (1, 2, 3)
+    assert rows[0].cpu_s == (None, None, None) and rows[0].places == (1, 2, 3)
     st = compute_standings(rows, NAMES)
     assert all(r.cpu_ms_per_decision is None and r.peak_mib is None for r in st.rows)
     assert " - " in format_standings(st, "text", wide=True)

@@ -153,7 +153,7 @@ def test_static_attacks_fail(who, base) -> None:
     assert not (out / "pwned.txt").exists()
     with open_existing(out) as store:
         results = store.results()
-    assert len(results) == 6 and not any(any(r.forfeited) for r in results)
+    assert len(results) == 6 and not any(any(r.forfeits) for r in results)
 
 
 def _stored(out: Path) -> list:
@@ -162,7 +162,7 @@ def _stored(out: Path) -> list:
 
 
 def _reasons(results: list, name: str) -> list[str]:
-    return [r.forfeit_reasons[r.seats.index(name)] or "" for r in results if name in r.seats]
+    return [r.forfeit_reasons[r.players.index(name)] or "" for r in results if name in r.players]
 
 
 def test_resource_attacks_are_stopped_by_name(who, base) -> None:
@@ -198,9 +198,9 @@ def test_resource_attacks_are_stopped_by_name(who, base) -> None:
     # /dev/shm is sized: it refused the hog at the scratch size, not at half the RAM
     refused = re.search(r"^/dev/shm: refused after (\d+) MiB", shm, re.M)
     assert refused and 56 <= int(refused[1]) <= 64, shm[-2000:]
-    stopped = [r for r in results if "memory limit" in (r.forfeit_reasons[r.seats.index("shm")]
+    stopped = [r for r in results if "memory limit" in (r.forfeit_reasons[r.players.index("shm")]
                                                         or "")]
-    assert stopped[0].peak_mib[stopped[0].seats.index("shm")] >= 100    # the tmpfs counted
+    assert stopped[0].peak_mib[stopped[0].players.index("shm")] >= 100    # the tmpfs counted
 
 
 def test_an_idle_bot_gets_no_cpu_and_all_its_cpu_is_counted(who, base) -> None:
@@ -224,7 +224,7 @@ def test_an_idle_bot_gets_no_cpu_and_all_its_cpu_is_counted(who, base) -> None:
     gap, burnt = max((t1 - t0, b1 - b0) for (b0, t0), (b1, t1) in pairwise(seen))
     assert gap > 0.3 and burnt < 0.15 * gap, (gap, burnt, seen)
     burns = [b for b, _ in seen]
-    counted = sum(r.cpu_s[r.seats.index("burner")] for r in results if "burner" in r.seats)
+    counted = sum(r.cpu_s[r.players.index("burner")] for r in results if "burner" in r.players)
     assert counted >= burns[-1]               # everything it used is in the standings
 
 

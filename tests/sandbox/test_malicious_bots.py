@@ -45,7 +45,7 @@ def succeeded(log: str) -> bool:
 
 
 def attacker_forfeits(results: list) -> list[str]:
-    return [r.forfeit_reasons[r.seats.index("attacker")] or "" for r in results]
+    return [r.forfeit_reasons[r.players.index("attacker")] or "" for r in results]
 
 
 # ----- attacks that fail at the first attempt inside the sandbox ------------------------------
@@ -76,8 +76,8 @@ def test_attack_fails_in_the_sandbox(tmp_path, capfd, monkeypatch, script) -> No
     assert BLOCKED[script] in err
     assert all(attacker_forfeits(results))
     assert not (tmp_path / "out" / "pwned.txt").exists()
-    victim = [r for r in results if "victim" in r.seats]
-    assert all(not r.forfeited[r.seats.index("victim")] for r in victim)
+    victim = [r for r in results if "victim" in r.players]
+    assert all(not r.forfeits[r.players.index("victim")] for r in victim)
 
 
 @needs_bwrap
@@ -90,23 +90,23 @@ def test_resource_bomb_is_stopped_by_name(tmp_path, capfd, script, limit) -> Non
                          env={"ATTACK_WHEN": "decide"}, cpu_s=1, time_ms=30_000)
     outcome, err, log, results = play(tmp_path, text, capfd)
     assert outcome.played_now == 6                             # other matches went on
-    assert not succeeded(log), (err, [(r.seats, r.forfeit_reasons, r.cpu_s) for r in results])
+    assert not succeeded(log), (err, [(r.players, r.forfeit_reasons, r.cpu_s) for r in results])
     assert f"bot 'attacker' stopped: {limit}" in err
     reasons = attacker_forfeits(results)
     assert any(limit in r for r in reasons), reasons           # named in the stored result
     assert all(reasons)
     # the other two bots played every match to its end
-    assert all(not r.forfeited[i] for r in results for i, n in enumerate(r.seats)
+    assert all(not r.forfeits[i] for r in results for i, n in enumerate(r.players)
                if n != "attacker")
     assert all(r.hands == 1 and r.end_reason is not None for r in results)   # finished
     # accounting: every spawned bot's CPU and peak memory is stored and shown
     rows = {r.bot: r for r in outcome.standings.rows}
     assert rows["victim"].peak_mib > 10 and rows["victim"].cpu_ms_per_decision is not None
-    stored = [r.peak_mib[r.seats.index("victim")] for r in results]
+    stored = [r.peak_mib[r.players.index("victim")] for r in results]
     assert all(p is not None and 10 < p < 128 for p in stored)
     if script == "cpu_burner.py":   # the match it was stopped in: about the 1 s it was allowed
-        burnt = [r.cpu_s[r.seats.index("attacker")] for r in results
-                 if limit in (r.forfeit_reasons[r.seats.index("attacker")] or "")]
+        burnt = [r.cpu_s[r.players.index("attacker")] for r in results
+                 if limit in (r.forfeit_reasons[r.players.index("attacker")] or "")]
         assert burnt and all(0.9 <= c < 2.5 for c in burnt), burnt
 
 
@@ -231,7 +231,7 @@ def test_per_process_limit_is_named(tmp_path, capfd, script, sandbox, env, error
     named = rf"disconnect: the bot exited \(status \d+\); its log names a limit: {limit}"
     assert any(re.fullmatch(named, r) for r in reasons), reasons
     assert not any("closed its stream" in r for r in reasons), reasons
-    assert all(not r.forfeited[i] for r in results for i, n in enumerate(r.seats)
+    assert all(not r.forfeits[i] for r in results for i, n in enumerate(r.players)
                if n != "attacker")
 
 
@@ -331,6 +331,6 @@ def test_fork_bomb_is_refused_by_the_kernel(tmp_path, capfd, monkeypatch) -> Non
     assert made or "pthread_create failed: Resource temporarily unavailable" in log, log[-2000:]
     assert "bot 'attacker' stopped: process limit 32 reached" in err
     assert all(attacker_forfeits(results))
-    assert all(not r.forfeited[i] for r in results for i, n in enumerate(r.seats)
+    assert all(not r.forfeits[i] for r in results for i, n in enumerate(r.players)
                if n != "attacker")
     assert not [d for d in os.listdir("/sys/fs/cgroup/pids") if d == f"arena358-{os.getpid()}"]

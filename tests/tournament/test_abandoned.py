@@ -67,7 +67,7 @@ def test_failing_match_task_cancels_the_others_which_resume_replays(tmp_path, mo
         # a replayed match is a normal one: nobody forfeited (a shared first place is still
         # possible: in a one-hand blato match all three can make their targets exactly);
         # verify_record checks the placings against the scores
-        assert r.status == "normal" and not any(r.forfeited)
+        assert r.status == "normal" and not any(r.forfeits)
         verify_record(read_record(tmp_path / r.record))
     assert wait_no_processes(tag) == []
 
@@ -93,7 +93,7 @@ def test_matches_finished_before_the_failure_are_kept(tmp_path, monkeypatch):
     records = sorted(p.name for p in (tmp_path / "records").iterdir())
     assert records == sorted(f"{r.match_id}.jsonl.gz" for r in rows)
     for r in rows:
-        assert r.status == "normal" and not any(r.forfeited)
+        assert r.status == "normal" and not any(r.forfeits)
     monkeypatch.setattr(local_mod, "run_match", real)
     outcome = asyncio.run(run_tournament(slow_config(tag, 2), tmp_path, progress=False))
     assert outcome.played_now == len(pending) and outcome.already_done == len(rows)

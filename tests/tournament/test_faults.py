@@ -24,7 +24,7 @@ def run(cfg, out):
 def bad_rows(out):
     with open_existing(out) as store:
         rows = store.results()
-    return rows, [(r, r.seats.index("bad")) for r in rows if "bad" in r.seats]
+    return rows, [(r, r.players.index("bad")) for r in rows if "bad" in r.players]
 
 
 def check_complete(outcome, out, tag):
@@ -63,11 +63,11 @@ def test_crashing_bot_forfeits_is_restarted_then_disqualified(tmp_path):
     rows = check_complete(outcome, tmp_path, tag)
     _, bad = bad_rows(tmp_path)
     reasons = [r.forfeit_reasons[i] for r, i in bad]
-    assert all(r.forfeited[i] and r.placings[i] == 3 for r, i in bad)
+    assert all(r.forfeits[i] and r.places[i] == 3 for r, i in bad)
     # max_crashes = 2: disqualified when the count reaches 2 (as max_faults: at the Nth)
     assert sum("disconnect" in x for x in reasons) == 2          # crashed in 2 matches
     assert sum("disqualified after 2 crashes" in x for x in reasons) == 4
-    assert all(not any(r.forfeited[j] for j in range(3) if j != i) for r, i in bad)
+    assert all(not any(r.forfeits[j] for j in range(3) if j != i) for r, i in bad)
     assert len(rows) == 6
 
 
@@ -105,7 +105,7 @@ def test_hanging_bot_times_out_and_forfeits(tmp_path):
     check_complete(outcome, tmp_path, tag)
     _, bad = bad_rows(tmp_path)
     for r, i in bad:
-        assert r.forfeited[i] and r.faults[i] == 3 and "3 faults (last: timeout)" in \
+        assert r.forfeits[i] and r.faults[i] == 3 and "3 faults (last: timeout)" in \
             r.forfeit_reasons[i]
         rec = read_record(tmp_path / r.record)
         faults = [d for h in rec.hands for d in h.decisions if d.fault]
@@ -119,7 +119,7 @@ def test_late_answers_are_faults_with_fallback_but_no_forfeit(tmp_path):
     _, bad = bad_rows(tmp_path)
     for r, i in bad:
         # the late answer is discarded; a bot still busy may also miss the next deadline
-        assert 1 <= r.faults[i] <= 2 and not r.forfeited[i] and r.status == "normal"
+        assert 1 <= r.faults[i] <= 2 and not r.forfeits[i] and r.status == "normal"
         rec = read_record(tmp_path / r.record)
         assert {d.fault for h in rec.hands for d in h.decisions if d.fault} == {"timeout"}
 
@@ -130,7 +130,7 @@ def test_card_not_held_is_illegal_and_forfeits(tmp_path):
     check_complete(outcome, tmp_path, tag)
     _, bad = bad_rows(tmp_path)
     for r, i in bad:
-        assert r.forfeited[i] and "3 faults (last: illegal)" in r.forfeit_reasons[i]
+        assert r.forfeits[i] and "3 faults (last: illegal)" in r.forfeit_reasons[i]
         rec = read_record(tmp_path / r.record)
         faults = [d for h in rec.hands for d in h.decisions if d.fault]
         assert all(d.fault == "illegal" and d.answer and "not legal" in d.detail
@@ -143,7 +143,7 @@ def test_garbage_is_malformed_and_forfeits(tmp_path):
     check_complete(outcome, tmp_path, tag)
     _, bad = bad_rows(tmp_path)
     for r, i in bad:
-        assert r.forfeited[i] and "3 faults (last: malformed)" in r.forfeit_reasons[i]
+        assert r.forfeits[i] and "3 faults (last: malformed)" in r.forfeit_reasons[i]
         rec = read_record(tmp_path / r.record)
         faults = [d for h in rec.hands for d in h.decisions if d.fault]
         assert [(d.fault, d.answer, d.fallback) for d in faults] == [
@@ -156,7 +156,7 @@ def test_disconnecting_bot_forfeits(tmp_path):
     check_complete(outcome, tmp_path, tag)
     _, bad = bad_rows(tmp_path)
     for r, i in bad:
-        assert r.forfeited[i] and r.forfeit_reasons[i].startswith("disconnect")
+        assert r.forfeits[i] and r.forfeit_reasons[i].startswith("disconnect")
 
 
 def test_bot_that_never_registers_forfeits_and_is_disqualified(tmp_path):

@@ -152,10 +152,12 @@ def test_arena_gauntlet_decides_h1_for_greedy_against_random_and_resumes(tmp_pat
     from arena.tournament.store import open_existing
     with open_existing(out) as store:
         tested = [r for r in store.results()
-                  if int(r.block_id.split("-d")[1]) < state["blocks"]]
+                  if int(r.block.split("-d")[1]) < state["blocks"]]
     report = rate(tested, bootstrap=0)
+    # the same quantity from two fits, each converged to its own tolerance (a few 1e-6 Elo
+    # apart at times): equal to a thousandth of an Elo
     assert state["elo"] == pytest.approx(report.bot("greedy").rating - (
-        report.bot("random-0").rating + report.bot("random-0#2").rating) / 2, abs=1e-6)
+        report.bot("random-0").rating + report.bot("random-0#2").rating) / 2, abs=1e-3)
     con = sqlite3.connect(out / "results.sqlite")
     done = con.execute("SELECT s.block_id FROM results JOIN schedule s USING (match_id)"
                        ).fetchall()
@@ -243,7 +245,7 @@ def test_gauntlet_killed_with_sigkill_resumes_to_the_same_decision(tmp_path):
     assert len(ids) == len(set(ids)) >= 6 * state["blocks"]
     assert not list((out / "records").glob(".*"))
     assert state["decision"] == "H1" and state["llr"] >= state["upper"]
-    counts = Counter(r.block_id for r in store_rows(out))
+    counts = Counter(r.block for r in store_rows(out))
     assert all(counts[f"t000-d{k:04d}"] == 6 for k in range(state["blocks"]))   # one table
     assert wait_no_processes(tag) == []
 
@@ -323,7 +325,7 @@ def test_gauntlet_keeps_a_field_bot_that_never_started_out_of_the_sprt(tmp_path)
         rows = store.results()
     by_block: dict[str, list[ResultRow]] = {}
     for r in rows:
-        by_block.setdefault(r.block_id, []).append(r)   # stored rows are rated as they are
+        by_block.setdefault(r.block, []).append(r)   # stored rows are rated as they are
     blocks = BlockSequence("greedy")
     for d in range(40):
         matches = by_block.get(f"t000-d{d:04d}", [])

@@ -24,7 +24,8 @@ from arena.tournament.config import parse_config
 from arena.tournament.growth import GrowthError, added_matches, prepare_schedule
 from arena.tournament.runner import run_tournament
 from arena.tournament.schedule import make_schedule
-from arena.tournament.store import ResultRow, Store, open_existing
+from arena.tournament.store import Store, open_existing
+from tests.rows import result_row
 
 from .helpers import config_text, new_tag, wait_no_processes
 
@@ -57,10 +58,7 @@ def played(tmp_path: Path) -> None:
     """Store a result for every scheduled match (the refusals protect stored results)."""
     with Store(tmp_path / "results.sqlite") as store:
         for m in store.pending():
-            store.save_result(ResultRow(
-                m.match_id, m.block_id, m.seats, "normal", (1, 2, 3), (1, 0, -1), (0, 0, 0),
-                (False,) * 3, (None,) * 3, "hand-cap", 1, (1, 1, 1), (1.0, 1.0, 1.0),
-                f"records/{m.match_id}.jsonl.gz"), "s", "e")
+            store.save_result(result_row(m.match_id, m.block_id, m.seats, scores=(1, 0, -1)))
 
 
 def fresh(tmp_path: Path, name: str) -> Path:
@@ -441,6 +439,6 @@ def test_a_typo_then_the_fix_in_the_same_out_directory(tmp_path, capsys):
     assert "arena: error" not in captured.err
     with open_existing(out) as store:
         rows = store.results()
-    assert len(rows) == 6 and all("mine" in r.seats and not any(r.forfeited) for r in rows)
+    assert len(rows) == 6 and all("mine" in r.players and not any(r.forfeits) for r in rows)
     assert "6 matches played now, 0 resumed" in captured.out
     assert wait_no_processes(tag) == []

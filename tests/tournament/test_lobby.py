@@ -109,7 +109,7 @@ def test_a_no_show_is_left_for_later_and_plays_when_it_connects_late(tmp_path):
     with open_existing(tmp_path / "o") as store:
         rows = store.results()
         assert len(store.pending()) == 18
-    assert len(rows) == 6 and all("visitor" not in r.seats and not any(r.forfeited)
+    assert len(rows) == 6 and all("visitor" not in r.players and not any(r.forfeits)
                                   for r in rows)
     visitor_row = next(r for r in summary["standings"] if r["bot"] == "visitor")
     assert visitor_row["status"] == "did not connect" and visitor_row["matches"] == 0
@@ -142,8 +142,8 @@ def test_a_no_show_is_left_for_later_and_plays_when_it_connects_late(tmp_path):
     with open_existing(tmp_path / "o") as store:
         rows = store.results()
         assert store.pending() == []
-    assert len(rows) == 24 and not any(any(r.forfeited) for r in rows)
-    assert sum("visitor" in r.seats for r in rows) == 18
+    assert len(rows) == 24 and not any(any(r.forfeits) for r in rows)
+    assert sum("visitor" in r.players for r in rows) == 18
     assert wait_no_processes(tag) == []
 
 

@@ -102,7 +102,7 @@ def tournament_check(run: Run) -> None:
         assert store.meta("name") == "probe league \u2713"
         key = bytes.fromhex(store.meta("deal_key") or "")
     assert len(run.rows) == 12                                # 1 table x 2 deals x 6 seatings
-    assert len({r.block_id for r in run.rows}) == 2
+    assert len({r.block for r in run.rows}) == 2
     seeds = {m.match_id: m.seed.hex()
              for m in make_schedule(["p0", "p1", "p2"], 2, "text seed", deal_key=key)}
     plain = {m.match_id: m.seed.hex() for m in make_schedule(["p0", "p1", "p2"], 2, "text seed")}
@@ -186,16 +186,16 @@ def faults_check(run: Run) -> None:
     ends = run.of("end")
     records = run.records()
     for r in run.rows:
-        bad = r.seats.index("p0")
-        assert r.faults[bad] == 2 and r.forfeited[bad]
+        bad = r.players.index("p0")
+        assert r.faults[bad] == 2 and r.forfeits[bad]
         assert r.forfeit_reasons[bad] == "2 faults (last: illegal)"
-        assert r.placings[bad] == 3 and r.status == "forfeit"
+        assert r.places[bad] == 3 and r.status == "forfeit"
         assert sum(r.faults) == 2                                  # p1 was never late
         rec = records[r.match_id]
         told = [e for e in ends if e["match"] == r.match_id]
         assert len(told) == 3                                      # p0 is told too
         for e in told:
-            assert e["placings"] == list(rec.result.placings) == list(r.placings)
+            assert e["placings"] == list(rec.result.placings) == list(r.places)
             assert e["scores"] == list(rec.result.scores)
             assert e["reason"] == f"forfeit by seat {bad}; {rec.result.end_reason}"
 
@@ -209,9 +209,9 @@ def crashes_config(d: Path) -> str:
 
 def crashes_check(run: Run) -> None:
     for r in run.rows:
-        bad = r.seats.index("never")
-        assert r.forfeited[bad] and not any(r.forfeited[i] for i in range(3) if i != bad)
-    reasons = [r.forfeit_reasons[r.seats.index("never")] for r in run.rows]
+        bad = r.players.index("never")
+        assert r.forfeits[bad] and not any(r.forfeits[i] for i in range(3) if i != bad)
+    reasons = [r.forfeit_reasons[r.players.index("never")] for r in run.rows]
     assert any("4 s" in x for x in reasons)                 # waited register_timeout_s
     log = (run.out / "logs" / "never.log").read_text()
     assert 1 <= log.count("=== ") <= 2                       # at most max_crashes + 1 starts
@@ -239,7 +239,7 @@ def server_bots_check(run: Run) -> None:
     (incwd,) = [e for e in run.of("hello") if e["probe_value"] == "incwd"]
     assert Path(incwd["cwd"]).name == "bot dir"
     assert len(run.of("start", "visitor")) == 6                # joined on the bound port
-    assert all(not any(r.forfeited) and r.faults == (0, 0, 0) for r in run.rows)
+    assert all(not any(r.forfeits) and r.faults == (0, 0, 0) for r in run.rows)
 
 
 # ----- schedule ------------------------------------------------------------------------------
@@ -258,14 +258,14 @@ def schedule_check(run: Run) -> None:
                              deal_key=key)
     assert len(expected) == 12
     assert sorted(r.match_id for r in run.rows) == sorted(m.match_id for m in expected)
-    assert len({r.block_id for r in run.rows}) == 2
+    assert len({r.block for r in run.rows}) == 2
     seeds = {m.match_id: m.seed.hex() for m in expected}
     assert len(set(seeds.values())) == 2                       # two deals, 6 seatings each
     for match_id, rec in run.records().items():
         assert rec.header.seed.value == seeds[match_id]
     pairs = {}
     for r in run.rows:
-        for pair in itertools.combinations(sorted(r.seats), 2):
+        for pair in itertools.combinations(sorted(r.players), 2):
             pairs[pair] = pairs.get(pair, 0) + 1
     assert pairs == {("p0", "p1"): 12, ("p0", "p2"): 12, ("p1", "p2"): 12}
 

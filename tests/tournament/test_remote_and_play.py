@@ -98,11 +98,11 @@ def test_seeded_bots_give_the_same_tournament_twice(tmp_path):
             copy_deal_key(tmp_path / "a", tmp_path / "b")
         asyncio.run(run_tournament(parse_config(text), tmp_path / run, progress=False))
         with open_existing(tmp_path / run) as store:
-            results.append([(r.match_id, r.placings, r.scores) for r in store.results()])
+            results.append([(r.match_id, r.places, r.scores) for r in store.results()])
     assert len(results[0]) == 24 and results[0] == results[1]
     asyncio.run(run_tournament(parse_config(text), tmp_path / "c", progress=False))
     with open_existing(tmp_path / "c") as store:     # a directory of its own: other deals
-        assert [(r.match_id, r.placings, r.scores) for r in store.results()] != results[0]
+        assert [(r.match_id, r.places, r.scores) for r in store.results()] != results[0]
     assert wait_no_processes(tag) == []
 
 

@@ -20,15 +20,16 @@ from arena.processes.spawn import LiveGroups
 from arena.tournament.reporter import (Alert, ConsoleReporter, MatchStored, Message, Notice,
                                        RunEnded, RunStarted)
 from arena.tournament.schedule import make_schedule
-from arena.tournament.store import ResultRow, Store
+from arena.tournament.store import Store
 from arena.tournament.tasks import run_workers, uncancellable
+from tests.rows import result_row
 
 
 def _match_and_row(faults=(0, 2, 0)):
     m = make_schedule(["a", "b", "c"], 1, 7)[0]
-    row = ResultRow(m.match_id, m.block_id, m.seats, "normal", (2, 1, 3), (10, 30, 5),
-                    faults, (False, False, False), (None, None, None), "hand-cap", 2,
-                    (5, 5, 5), (1.0, 2.0, 3.0), f"records/{m.match_id}.jsonl.gz")
+    row = result_row(m.match_id, m.block_id, m.seats, places=(2, 1, 3), scores=(10, 30, 5),
+                     faults=faults, hands=2, decisions=(5, 5, 5), think_ms=(1.0, 2.0, 3.0),
+                     started_at="2026-01-01T00:00:00Z", ended_at="2026-01-01T00:01:00Z")
     return m, row
 
 
@@ -109,7 +110,7 @@ def test_save_played_writes_the_record_then_the_row(tmp_path):
     (tmp_path / "records").mkdir()
     with Store(tmp_path / "results.sqlite") as store:
         store.init_schedule("f" * 64, "t", make_schedule(["a", "b", "c"], 1, 7))
-        done = PlayedMatch(row, "2026-01-01T00:00:00Z", "2026-01-01T00:01:00Z", b"gz bytes")
+        done = PlayedMatch(row, b"gz bytes")
         asyncio.run(save_played(tmp_path, store, done))
         assert (tmp_path / row.record).read_bytes() == b"gz bytes"
         assert [r.match_id for r in store.results()] == [m.match_id]

@@ -19,6 +19,7 @@ from arena.safetext import markdown_cell
 from arena.tournament.standings import (STANDING_COLUMNS, compute_standings, format_standings,
                                         standings_legend, terminal_keys)
 from arena.tournament.store import ResultRow
+from tests.rows import result_row
 
 from .helpers import config_text, new_tag, wait_no_processes
 
@@ -30,9 +31,8 @@ def rows(blocks: int) -> list[ResultRow]:
     for k in range(blocks * 6):
         seats = tuple(BOTS[(k + i) % 3] for i in range(3))
         places = [(1, 2, 3), (2, 3, 1), (3, 1, 2), (1, 3, 2)][k % 4]
-        out.append(ResultRow(f"m{k}", f"blk{k // 6}", seats, "normal", places, (2, 0, -2),
-                             (0, 1, 0), (False,) * 3, (None,) * 3, "hand-cap", 1, (4, 4, 4),
-                             (2.0, 4.0, 6.0), f"records/m{k}.jsonl.gz"))
+        out.append(result_row(f"m{k}", f"blk{k // 6}", seats, places=places, scores=(2, 0, -2),
+                              faults=(0, 1, 0), decisions=(4, 4, 4), think_ms=(2.0, 4.0, 6.0)))
     return out
 
 
@@ -40,7 +40,7 @@ def test_stored_results_are_rated_as_they_are_and_standings_extend_the_report():
     """One result type: the store's rows go into the ratings unconverted,
     and the standings' rating columns are the report's (one tally of the counts)."""
     stored = rows(3)
-    as_results = [MatchResult(r.seats, r.placings, r.block_id, r.forfeited) for r in stored]
+    as_results = [MatchResult(r.players, r.places, r.block, r.forfeits) for r in stored]
     assert rate(stored, seed=1, bootstrap=50) == rate(as_results, seed=1, bootstrap=50)
     st = compute_standings(stored, list(BOTS), seed=1)
     assert st.ratings is not None
@@ -49,7 +49,7 @@ def test_stored_results_are_rated_as_they_are_and_standings_extend_the_report():
         mine = {k: getattr(row, k) for k in RATING_COLUMNS}
         assert mine == {**line, "average_place": round(line["average_place"], 3)}
     # a damaged row (placings that are no competition ranking) is named, not a traceback
-    bad = replace(stored[4], placings=(1, 1, 2))
+    bad = replace(stored[4], places=(1, 1, 2))
     with pytest.raises(RatingsInputError, match=r"results\[4\]: places \(1, 1, 2\) are not"):
         rate([*stored[:4], bad], bootstrap=0)
 
@@ -111,7 +111,7 @@ def test_legend_in_markdown_and_on_the_terminal_when_asked():
 
 def test_terminal_table_fits_100_columns_and_wide_has_every_column():
     names = ("random", "random-2", "montecarlo-v2")     # names up to 13 characters fit
-    results = [replace(r, seats=tuple(names[BOTS.index(b)] for b in r.seats),
+    results = [replace(r, players=tuple(names[BOTS.index(b)] for b in r.players),
                        cpu_s=(1.5, 0.2, 12.0), peak_mib=(40.0, 512.0, 1024.0))
                for r in rows(3)]
     st = compute_standings(results, list(names))

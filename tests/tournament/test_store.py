@@ -10,8 +10,9 @@ import pytest
 
 from arena.cli import main
 from arena.tournament.schedule import make_schedule
-from arena.tournament.store import (APPLICATION_ID, SCHEMA, SCHEMA_VERSION, ResultRow, Store,
+from arena.tournament.store import (APPLICATION_ID, SCHEMA, SCHEMA_VERSION, Store,
                                     StoreError, open_existing)
+from tests.rows import result_row
 
 from .helpers import config_text, new_tag, wait_no_processes
 
@@ -25,10 +26,10 @@ def fake_store(path, *, marked: bool = True) -> list[str]:
         store.init_schedule("f" * 64, "fake", schedule)
         for k, m in enumerate(schedule):
             places = [(1, 2, 3), (2, 1, 3), (3, 2, 1)][k % 3]
-            store.save_result(ResultRow(
-                m.match_id, m.block_id, m.seats, "normal", places, (5, 0, -5), (0, 0, 0),
-                (False, False, False), (None, None, None), "hand-cap", 1, (20, 20, 20),
-                (1.5, 2.0, 0.25), f"records/{m.match_id}.jsonl.gz"), "t0", "t1")
+            store.save_result(result_row(
+                m.match_id, m.block_id, m.seats, places=places, scores=(5, 0, -5),
+                decisions=(20, 20, 20), think_ms=(1.5, 2.0, 0.25), started_at="t0",
+                ended_at="t1"))
     if not marked:   # as written before the identity marks existed
         con = sqlite3.connect(path)
         con.execute("PRAGMA application_id = 0")

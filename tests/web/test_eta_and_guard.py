@@ -94,9 +94,9 @@ def test_complete_blocks_are_those_with_every_seating_stored(tmp_path):
                                out, progress=False))
     with Store(out / "results.sqlite") as store:
         rows = store.results()
-        blocks = {r.block_id for r in rows}
+        blocks = {r.block for r in rows}
         assert len(blocks) == 2 and store.complete_blocks() == blocks
-        one = next(r for r in rows if r.block_id == sorted(blocks)[1])
+        one = next(r for r in rows if r.block == sorted(blocks)[1])
         store.db.execute("DELETE FROM results WHERE match_id = ?", (one.match_id,))
         assert store.complete_blocks() == {sorted(blocks)[0]}
 

@@ -135,7 +135,7 @@ def test_a_flood_of_event_streams_is_capped_and_the_tournament_goes_on(tmp_path)
     assert wait_no_processes(tag) == []
     with open_existing(out) as store:
         rows = store.results()
-    assert len(rows) == 12 and not any(any(r.forfeited) for r in rows)
+    assert len(rows) == 12 and not any(any(r.forfeits) for r in rows)
     log = err + (out / "arena.log").read_text()
     assert "Traceback" not in log and "Too many open files" not in log
     warnings = [line for line in err.splitlines() if "refused" in line]

@@ -120,7 +120,7 @@ def _blocks(out: Path) -> dict[str, list[str]]:
         return {}
     blocks: dict[str, list[str]] = {}
     for r in rows:
-        blocks.setdefault(r.block_id, []).append(r.match_id)
+        blocks.setdefault(r.block, []).append(r.match_id)
     return blocks
 
 

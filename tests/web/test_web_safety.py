@@ -158,7 +158,7 @@ def test_snapshot_figures_match_the_store(finished):
     snap = LiveState(out).refresh()
     with open_existing(out) as store:
         results = store.results()
-    report = rate([RatedMatch(r.seats, tuple(r.placings), r.block_id, tuple(r.forfeited))
+    report = rate([RatedMatch(r.players, tuple(r.places), r.block, tuple(r.forfeits))
                    for r in results], bootstrap=0)
     k, last = snap.history[-1]
     assert k == 6 and last == {b.name: b.rating for b in report.bots}
@@ -169,7 +169,7 @@ def test_snapshot_figures_match_the_store(finished):
     assert m == 6 and above + below + equal == 6
     assert snap.head_to_head[(b, a)] == (6, below, above, equal)
     assert above == sum(1 for r in results
-                        if r.placings[r.seats.index(a)] < r.placings[r.seats.index(b)])
+                        if r.places[r.players.index(a)] < r.places[r.players.index(b)])
     assert snap.eta == Eta(0.0, 0.0) and (snap.done, snap.scheduled) == (6, 6)
     assert {f[0] for f in snap.faults.values()} == {0}
 
