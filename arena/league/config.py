@@ -40,7 +40,7 @@ from ..errors import UserError
 from ..rules.config import PRESETS
 from ..sandbox import SandboxConfig
 from ..tournament.config import (ClusterSection, FaultSection, ServerSection, TimeSection,
-                                 TournamentConfig, TournamentSection)
+                                 TournamentConfig, TournamentSection, read_config_text)
 from ..tournament.problems import field_problems
 
 
@@ -137,10 +137,4 @@ def load_league_config(path: Path) -> LeagueConfig:
     Raises:
         LeagueConfigError: missing or unreadable file, or invalid content.
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise LeagueConfigError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise LeagueConfigError(f"{path}: cannot read: {exc}") from None
-    return parse_league_config(text, str(path))
+    return parse_league_config(read_config_text(path, LeagueConfigError), str(path))

@@ -460,6 +460,17 @@ def parse_config(text: str, source: str = "<config>", base: Path | None = None
     return cfg
 
 
+def read_config_text(path: Path, error: type[Exception]) -> str:
+    """A config file's text (UTF-8). Raises ``error`` with a one-line message naming the file
+    when it is missing or cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise error(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise error(f"{path}: cannot read: {exc}") from None
+
+
 def load_config(path: str | Path) -> TournamentConfig:
     """Read and validate a TOML config file; its relative paths are read from its directory
     (:data:`RELATIVE_PATHS`).
@@ -468,12 +479,7 @@ def load_config(path: str | Path) -> TournamentConfig:
         ConfigError: missing/unreadable file, bad TOML, or invalid content (names the file).
     """
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"{p}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{p}: cannot read: {exc}") from None
+    text = read_config_text(p, ConfigError)
     cfg = parse_config(text, str(p), base=Path(os.path.abspath(p)).parent)
     cfg._source = p.resolve()
     return cfg
