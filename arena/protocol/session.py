@@ -27,6 +27,7 @@ rejections past :data:`MAX_REJECTIONS` (see :data:`LOG_FIRST`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 import logging
 from collections import OrderedDict
@@ -252,14 +253,27 @@ class RemoteBot(Bot):
 
     async def _send_now(self, msg: Outgoing) -> None:
         """Write ``msg`` on the stream directly when nothing is queued before it (saves the
-        pump's task switch on the per-decision path); otherwise queue it, keeping the order."""
-        if self.writer is None or not self.outbox.empty() or self.write_lock.locked():
+        pump's task switch on the per-decision path); otherwise queue it, keeping the order.
+
+        The write is shielded and holds the write lock until it has ended: the runner's time
+        limit may cancel the decision while its request is being written, and gRPC's write
+        goes on in the core regardless, so the next write (the LATE rejection that follows a
+        timeout) must wait for it (two at once fail the call:
+        ``GRPC_CALL_ERROR_TOO_MANY_OPERATIONS``)."""
+        writer = self.writer
+        if writer is None or not self.outbox.empty() or self.write_lock.locked():
             self._send(msg)
             return
-        try:
-            async with self.write_lock:
-                await self.writer(msg)
-        except Exception as exc:
+        await self.write_lock.acquire()       # free: taken at once, before anyone else
+        write = asyncio.ensure_future(writer(msg))
+        write.add_done_callback(self._written)
+        with contextlib.suppress(Exception):    # _written has ended the connection for it
+            await asyncio.shield(write)
+
+    def _written(self, write: asyncio.Future[None]) -> None:
+        self.write_lock.release()
+        exc = None if write.cancelled() else write.exception()
+        if exc is not None:
             self.connection_lost(f"write failed: {type(exc).__name__}: {exc}")
 
     def _count_bad(self, what: str) -> bool:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import contextlib
 import gzip
 import json
@@ -49,9 +51,10 @@ def stored(out):
 
 
 def comparable(row):
-    """A result row without what is measured (think time, CPU seconds, peak memory)."""
-    d = dict(row.__dict__)
-    for measured in ("think_ms", "cpu_s", "peak_mib"):
+    """A result row without what is measured (think time, CPU seconds, peak memory) and when
+    it was played."""
+    d = dataclasses.asdict(row)
+    for measured in ("think_ms", "cpu_s", "peak_mib", "started_at", "ended_at"):
         d.pop(measured, None)
     return d
 

@@ -33,7 +33,8 @@ from ..records.browser import find_chromium, playwright_browser, playwright_miss
 from .league_server import (JS_BOT, LEAGUE_TOML, Server, arena, python_bot, remote_bot,
                             results, submissions)
 
-pytestmark = [pytest.mark.slow, pytest.mark.e2e,
+#: the tests share one served league (the module's fixture): one xdist worker, in order
+pytestmark = [pytest.mark.slow, pytest.mark.e2e, pytest.mark.xdist_group("league"),
               pytest.mark.skipif(not which.available(),
                                  reason="no working bubblewrap: a league checks and runs "
                                         "submissions in the sandbox only")]

@@ -1,0 +1,80 @@
+"""A decision cancelled by the time limit while its request is being written: gRPC's write
+goes on in the core, so the stream's next write must wait for it (two writes at once fail the
+call with ``GRPC_CALL_ERROR_TOO_MANY_OPERATIONS``, which ended a bot's stream under load)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from arena.match.bot import DecisionRequest
+from arena.protocol.session import BotIdentity, RemoteBot
+from arena.rules import MatchState, make_config
+from arena.rules.view import view_of
+
+
+class _SlowStream:
+    """A stream's write that takes ``write_s`` and fails, as gRPC's core does, when another
+    write starts before it ended."""
+
+    def __init__(self, write_s: float) -> None:
+        self.write_s = write_s
+        self.in_flight = 0
+        self.overlaps = 0
+        self.written = 0
+
+    async def write(self, msg: object) -> None:
+        self.in_flight += 1
+        if self.in_flight > 1:
+            self.overlaps += 1
+        loop = asyncio.get_running_loop()
+        done = loop.create_future()
+
+        def end() -> None:        # the core's write ends when it ends, awaited or not
+            self.in_flight -= 1
+            self.written += 1
+            if not done.done():
+                done.set_result(None)
+
+        loop.call_later(self.write_s, end)
+        await done
+
+
+def _bot(stream: _SlowStream) -> RemoteBot:
+    bot = RemoteBot("token", BotIdentity("b", "b", "1", "test", "1", "peer"))
+    bot.writer = stream.write
+    return bot
+
+
+async def _pump(bot: RemoteBot) -> None:
+    """The server's writer of queued messages (``ArenaServer._play``)."""
+    while True:
+        item = await bot.outbox.get()
+        async with bot.write_lock:
+            await bot.writer(item)
+
+
+def test_a_timeout_during_a_write_holds_the_next_write_back() -> None:
+    async def scenario() -> tuple[int, int, bool]:
+        stream = _SlowStream(0.3)
+        bot = _bot(stream)
+        pump = asyncio.create_task(_pump(bot))
+        state = MatchState.new(make_config("blato"), seed=4)
+        bot._matches.add("m")
+        req = DecisionRequest(1, "m", view_of(state, state.current_seat), 1000)
+        first = asyncio.create_task(bot.decide(req))
+        await asyncio.sleep(0.05)             # its request is being written
+        first.cancel()                        # the runner's time limit
+        await asyncio.gather(first, return_exceptions=True)
+        # the next request (or the LATE rejection) waits for the write still in flight
+        second = asyncio.create_task(bot.decide(DecisionRequest(
+            2, "m", view_of(state, state.current_seat), 1000)))
+        await asyncio.sleep(0.6)
+        alive = bot.alive
+        second.cancel()
+        await asyncio.gather(second, return_exceptions=True)
+        await asyncio.sleep(0.4)
+        pump.cancel()
+        return stream.overlaps, stream.written, alive
+
+    overlaps, written, alive = asyncio.run(scenario())
+    assert (overlaps, written, alive) == (0, 2, True)
