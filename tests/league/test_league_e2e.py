@@ -33,7 +33,7 @@ from ..records.browser import find_chromium, playwright_browser, playwright_miss
 from .league_server import (JS_BOT, LEAGUE_TOML, Server, arena, python_bot, remote_bot,
                             results, submissions)
 
-#: the tests share one served league (the module's fixture): one xdist worker, in order
+#: the tests share one served league (the fixture below): one xdist worker, in order
 pytestmark = [pytest.mark.slow, pytest.mark.e2e, pytest.mark.xdist_group("league"),
               pytest.mark.skipif(not which.available(),
                                  reason="no working bubblewrap: a league checks and runs "
@@ -42,7 +42,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.e2e, pytest.mark.xdist_group("league
 PEOPLE = ("alice", "bob", "erin", "carol", "dave")
 
 
-@pytest.fixture(scope="module")
+# session-scoped: with xdist other modules' tests may run between this module's on its worker,
+# which would end a module-scoped league between two tests that build on each other
+@pytest.fixture(scope="session")
 def lg(tmp_path_factory):
     root = tmp_path_factory.mktemp("league")
     (root / "league.toml").write_text(LEAGUE_TOML)
