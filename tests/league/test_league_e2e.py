@@ -42,10 +42,12 @@ pytestmark = [pytest.mark.slow, pytest.mark.e2e, pytest.mark.xdist_group("league
 PEOPLE = ("alice", "bob", "erin", "carol", "dave")
 
 
-# session-scoped: with xdist other modules' tests may run between this module's on its worker,
-# which would end a module-scoped league between two tests that build on each other
+# The league's directory lives for the worker's session; its server for the module. With xdist
+# another module's tests may run between two of this module's on the worker: the server is then
+# stopped and served again on the same directory (a resume, as after a restart), so the tests
+# that build on each other find what the earlier ones left.
 @pytest.fixture(scope="session")
-def lg(tmp_path_factory):
+def league_dir(tmp_path_factory):
     root = tmp_path_factory.mktemp("league")
     (root / "league.toml").write_text(LEAGUE_TOML)
     directory = root / "L"
@@ -56,9 +58,14 @@ def lg(tmp_path_factory):
         done = arena("league", "invite", str(directory), name)
         tokens[name] = done.stdout.strip()
         assert len(tokens[name]) == 43 and "shown this once" in done.stderr
-    ns = SimpleNamespace(root=root, dir=directory, tokens=tokens, server=Server(directory))
-    yield ns
-    assert ns.server.stop() == 0, "".join(ns.server.lines)
+    return SimpleNamespace(root=root, dir=directory, tokens=tokens, server=None)
+
+
+@pytest.fixture(scope="module")
+def lg(league_dir):
+    league_dir.server = Server(league_dir.dir)
+    yield league_dir
+    assert league_dir.server.stop() == 0, "".join(league_dir.server.lines)
 
 
 def _submit(lg, botdir: Path, who: str, *more: str) -> subprocess.CompletedProcess[str]:
