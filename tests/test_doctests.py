@@ -1,5 +1,5 @@
 """The worked examples written as doctests in the engine's and the scheduler's docstrings run
-with the test suite (README's ``python3 -m pytest``): a docstring example that no longer holds
+with the test suite (README's ``python -m pytest -n 2``): a docstring example that no longer holds
 fails here."""
 
 from __future__ import annotations
