@@ -26,9 +26,7 @@ from .raytools import (STARTUP_ATTEMPTS, describe, ray_extra, ray_startup_timed_
 
 ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'arena358[ray]')")
 
-#: one xdist worker runs the Ray suites one after another (two Ray instances at once
-#: overload a 2-core machine)
-pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.xdist_group("ray")]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 
 def test_worker_node_removed_mid_run(tmp_path, capfd):

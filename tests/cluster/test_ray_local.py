@@ -25,9 +25,7 @@ from .raytools import (comparable, ray_extra, record_lines, seeded_config, start
 
 ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'arena358[ray]')")
 
-#: one xdist worker runs the Ray suites one after another (two Ray instances at once
-#: overload a 2-core machine)
-pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.xdist_group("ray")]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 
 #: Ray's own clean-up of a dead worker's child processes, turned off here so that the tests

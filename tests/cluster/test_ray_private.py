@@ -15,9 +15,7 @@ from .raytools import STARTUP_ATTEMPTS, ray_startup_timed_out
 
 pytest.importorskip("ray", reason="ray is not installed (pip install 'arena358[ray]')")
 
-#: one xdist worker runs the Ray suites one after another (two Ray instances at once
-#: overload a 2-core machine)
-pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.xdist_group("ray")]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 
 def test_default_cpus_per_bot_fits_a_private_instance(tmp_path):

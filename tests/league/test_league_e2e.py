@@ -33,8 +33,7 @@ from ..records.browser import find_chromium, playwright_browser, playwright_miss
 from .league_server import (JS_BOT, LEAGUE_TOML, Server, arena, python_bot, remote_bot,
                             results, submissions)
 
-#: the tests share one served league (the fixture below): one xdist worker, in order
-pytestmark = [pytest.mark.slow, pytest.mark.e2e, pytest.mark.xdist_group("league"),
+pytestmark = [pytest.mark.slow, pytest.mark.e2e,
               pytest.mark.skipif(not which.available(),
                                  reason="no working bubblewrap: a league checks and runs "
                                         "submissions in the sandbox only")]
@@ -42,10 +41,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.e2e, pytest.mark.xdist_group("league
 PEOPLE = ("alice", "bob", "erin", "carol", "dave")
 
 
-# The league's directory lives for the worker's session; its server for the module. With xdist
-# another module's tests may run between two of this module's on the worker: the server is then
-# stopped and served again on the same directory (a resume, as after a restart), so the tests
-# that build on each other find what the earlier ones left.
+# The league's directory lives for the session, its server for the module (xdist's loadfile
+# runs a module's tests on one worker, in order; were another module's tests run in between,
+# the server would be served again on the same directory: a resume, as after a restart).
 @pytest.fixture(scope="session")
 def league_dir(tmp_path_factory):
     root = tmp_path_factory.mktemp("league")
