@@ -109,6 +109,7 @@ class LeagueService:
         self.remote: set[str] = set()       # the remote versions among the active ones
         self.unstartable: dict[str, str] = {}   # version -> why its command cannot start
         self.runs = 0
+        self._swept = False                 # the half-written uploads removed (sweep)
 
     # ----- submissions (the API calls these) -------------------------------------------------
     def participant(self, token: str | None) -> str:
@@ -357,9 +358,7 @@ class LeagueService:
     async def run(self) -> None:
         """The checker and the scheduler, until :meth:`stop`."""
         with out_dir_lock(self.dir, lend=True):
-            left = await asyncio.to_thread(sweep, self.dir)
-            if left:
-                log.info("removed %d half-written upload(s) a killed server left", left)
+            await self.sweep()
             tasks = [asyncio.create_task(self.check_loop()),
                      asyncio.create_task(self.schedule_loop())]
             try:
@@ -373,6 +372,17 @@ class LeagueService:
                 for t in tasks:
                     with contextlib.suppress(asyncio.CancelledError, Exception):
                         await t
+
+    async def sweep(self) -> None:
+        """Remove the half-written uploads a killed server left (once, before the first
+        upload is accepted: :func:`serve` calls it before it listens, :meth:`run` if not
+        called yet). Hold the league directory's lock."""
+        if self._swept:
+            return
+        self._swept = True
+        left = await asyncio.to_thread(sweep, self.dir)
+        if left:
+            log.info("removed %d half-written upload(s) a killed server left", left)
 
     def stop(self) -> None:
         """No new check or match; :meth:`run` returns once what runs has ended."""
@@ -434,6 +444,7 @@ async def serve(directory: Path, host: str, port: int, *,
             # a league is public and anyone may be a remote bot's owner: the live views of
             # matches in flight show no card nor choice, and no bot's log is shown but to its
             # owner (docs/security.md)
+            await service.sweep()         # before an upload can come in
             state = LiveState(directory, (), True, private_logs=True)
             await asyncio.to_thread(state.refresh)
             service.bus.listen(state.on_event)

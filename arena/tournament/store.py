@@ -41,6 +41,8 @@ __all__ = ["APPLICATION_ID", "SCHEMA", "SCHEMA_VERSION", "ResultRow", "Store", "
 SCHEMA = ";\n".join(t.create() for t in TABLES) + ";\n"
 #: ``PRAGMA application_id`` of a 358 Arena store: the bytes "358A"
 APPLICATION_ID = 0x33353841
+#: how long a write waits for another connection's write to end (s; SQLite's busy timeout)
+BUSY_S = 30.0
 
 
 class StoreError(UserError):
@@ -115,7 +117,9 @@ class Store:
                     raise StoreError(f"{self.path}: not a 358 Arena results store (no tables)")
             else:
                 self.path.touch(0o600)      # the deal key is in it: owner only
-                db = sqlite3.connect(self.path, isolation_level=None)
+                # several writers share the file (a league: the API, the checker, the
+                # driver): wait for another's write rather than fail after 5 s
+                db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_S)
                 kind = check_identity(db, self.path)   # before anything is written
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=FULL")

@@ -64,6 +64,13 @@ def remote_bot(root: Path, name: str, note: str = "") -> Path:
 class Server(ServedLeague):
     """The served league (:class:`arena.bench.league.ServedLeague`) and the ladder's waits."""
 
+    def log_tail(self, lines: int = 60) -> str:
+        """The last ``lines`` lines of the league's ``arena.log`` (a failed assertion's
+        evidence: what the server logged of an error it answered with a 500)."""
+        path = self.dir / "arena.log"
+        text = path.read_text(errors="replace") if path.is_file() else ""
+        return "arena.log:\n" + "\n".join(text.splitlines()[-lines:])
+
     def rows(self) -> dict[str, dict[str, Any]]:
         """The ladder's rows by version name (``alice/rnd@1``)."""
         status, body = self.call("/api/standings")

@@ -11,6 +11,7 @@ the kill -9 tests come last and restart the server on the same directory).
 from __future__ import annotations
 
 import gzip
+import importlib.util
 import io
 import os
 import shutil
@@ -34,6 +35,9 @@ from .league_server import (JS_BOT, LEAGUE_TOML, Server, arena, python_bot, remo
                             results, submissions)
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e,
+              pytest.mark.skipif(importlib.util.find_spec("starlette") is None,
+                                 reason="the web extra is not installed (python3 -m pip "
+                                        "install -e '.[web]'): a league serves its API with it"),
               pytest.mark.skipif(not which.available(),
                                  reason="no working bubblewrap: a league checks and runs "
                                         "submissions in the sandbox only")]
@@ -290,9 +294,9 @@ def test_kill_9_during_an_upload_then_serve_again(lg) -> None:
         assert not [p for p in (lg.dir / sub).iterdir() if p.name.startswith(".")]
     client = lg.server
     status, first = client.call("/api/submissions", data, token=erin)
-    assert status == 201, first
+    assert status == 201, (first, client.log_tail())
     status, again = client.call("/api/submissions", data, token=erin)
-    assert status == 200 and again["id"] == first["id"]            # stored once
+    assert status == 200 and again["id"] == first["id"], (again, client.log_tail())
     assert len(submissions(lg.dir, "erin")) == len(before) + 1
     rows = client.wait_rows(lambda r: r.get("erin/late@1", {}).get("matches", 0) >= 6)
     assert rows["erin/late@1"]["status"] == "active"
@@ -310,7 +314,8 @@ def test_kill_9_during_a_match_loses_nothing_and_play_resumes(lg) -> None:
     lg.server = Server(lg.dir)
     client = lg.server
     names = set(client.rows())
-    assert {"alice/rnd@1", "bob/greedy@1", "erin/rnd2@1", "erin/late@1"} <= names
+    assert {"alice/rnd@1", "bob/greedy@1", "erin/rnd2@1", "erin/late@1"} <= names, \
+        client.log_tail()
     deadline = time.monotonic() + 60
     while len(results(lg.dir)) < stored + 12:                    # play resumes
         assert time.monotonic() < deadline, "play did not resume"
