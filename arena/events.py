@@ -236,22 +236,16 @@ def action_text(kind: str, action: int, hide_cards: bool = False) -> str:
 
 
 def decision_hook(events: EventSink | None, match_id: str, seats: tuple[str, str, str], *,
-                  replica: Callable[[], MatchState] | None = None, hide_cards: bool = False
-                  ) -> DecisionFeed | None:
+                  hide_cards: bool = False) -> DecisionFeed | None:
     """Publish :class:`MatchStarted` now and return the match's ``on_decision`` hook for
-    ``arena.match.run_match`` (a :class:`DecisionFeed`: call its ``close()`` when the match
-    ends); None without a sink.
-
-    ``replica``: makes a fresh state of the match exactly as the runner does (its rules,
-    seed and deals), to which the feed applies each decision to publish the
-    :class:`PublicTable` (never shown: only its public parts are); without it the batches
-    carry no table. ``hide_cards``: show no card nor choice (see the module docstring).
+    ``arena.match.run_match`` (a :class:`DecisionFeed`: pass its ``watch`` too, for the
+    batches to carry the :class:`PublicTable`; call its ``close()`` when the match ends);
+    None without a sink. ``hide_cards``: show no card nor choice (see the module docstring).
     """
     if events is None:
         return None
     events(MatchStarted(match_id, (seats[0], seats[1], seats[2]), hide_cards))
-    return DecisionFeed(events, match_id, state=None if replica is None else replica(),
-                        hide_cards=hide_cards)
+    return DecisionFeed(events, match_id, hide_cards=hide_cards)
 
 
 class DecisionFeed:
@@ -262,8 +256,9 @@ class DecisionFeed:
 
     Args:
         events: the sink. match_id: the match. batch_s: seconds, at least 0.
-        state: a replica of the match's state at its start (each decision is applied to it;
-            each batch then carries its :func:`public_table`), or None.
+        state: the running match's state (the runner applies each decision; the feed only
+            reads it: each batch carries its :func:`public_table`), or None (no table);
+            :meth:`watch` sets it when the match starts.
         hide_cards: show no card nor choice (:func:`action_text`).
     """
 
@@ -278,13 +273,13 @@ class DecisionFeed:
         self._next = 0                       # the index of the first decision held
         self._timer: asyncio.TimerHandle | None = None
 
+    def watch(self, state: MatchState) -> None:
+        """``run_match``'s ``watch``: the match's state, read at each batch (never changed:
+        a batch is published between decisions, so the state is that of its last one)."""
+        self.state = state
+
     def __call__(self, entry: DecisionLog) -> None:
         self._held.append(entry)
-        if self.state is not None:
-            try:
-                self.state.apply(entry.action)
-            except Exception:   # never the runner's problem: the batches go on without a table
-                self.state = None
         if self._timer is None:
             self._schedule()
 

@@ -261,7 +261,7 @@ def _by_mode(us: dict[str, list[float]]) -> str:
                       if m != "plain" and plain else "") for m in MODES)
 
 
-def bench_web(deals: int = 4, rounds: int = 3, cycles: int = 10_000) -> WebFigures:
+def bench_web(deals: int = 12, rounds: int = 3, cycles: int = 10_000) -> WebFigures:
     """Run both parts (see the module docstring); the figures."""
     figures = WebFigures(deals)
     for r in range(rounds):

@@ -34,7 +34,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                    "with the in-flight journal (arena run) and with the page and 3 event "
                    "streams (arena run --web), set-ups alternating; then the event stream's "
                    "memory over --cycles connections (needs the web extra)")
-    a.add_argument("--deals", type=cli_int(), default=4,
+    a.add_argument("--deals", type=cli_int(), default=12,
                    help="with --web: deals per table, 6 full-length matches each "
                    "(default %(default)s)")
     a.add_argument("--cycles", type=cli_int(0), default=10_000,

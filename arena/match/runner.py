@@ -271,11 +271,14 @@ async def _play(spec: MatchSpec, state: MatchState, seats: list[_Seat],
 
 
 async def run_match(spec: MatchSpec, bots: Sequence[Bot], *,
-                    on_decision: Callable[[DecisionLog], None] | None = None) -> MatchOutcome:
+                    on_decision: Callable[[DecisionLog], None] | None = None,
+                    watch: Callable[[MatchState], None] | None = None) -> MatchOutcome:
     """Play one match between ``bots`` (by seat 0..2) and return its result.
 
     ``on_decision`` (optional) is called with each decision's log entry right after it is
-    applied (the live page uses it); it must be quick and must not raise.
+    applied (the live page uses it); it must be quick and must not raise. ``watch``
+    (optional) is called once with the match's state before the first decision: the live
+    page's feed reads its public parts between decisions and must never change it.
 
     Never raises for a bot's misbehaviour (see the module docstring); raises only for bad
     arguments (``ValueError``: not exactly three bots) or an invalid explicit deal
@@ -287,6 +290,8 @@ async def run_match(spec: MatchSpec, bots: Sequence[Bot], *,
     state = MatchState.new(spec.cfg, spec.seed, spec.deals)
     seats = [_Seat(b, spec.time_bank_ms) for b in bots]
     names = _three([b.name for b in bots])
+    if watch is not None:
+        watch(state)
     for i, seat in enumerate(seats):
         info = MatchInfo(spec.match_id, spec.cfg, i, names, spec.time_ms)
         await _safe(seat, seat.bot.start_match(info))

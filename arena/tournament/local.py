@@ -24,7 +24,7 @@ from ..match import MatchOutcome, MatchSpec, run_match
 from ..match.faults import FaultKind, Forfeit
 from ..protocol.limits import MAX_UNREGISTERED
 from ..protocol.server import ArenaServer
-from ..rules import MatchState, RulesConfig
+from ..rules import RulesConfig
 from ..sandbox import Launcher, SocketDir, Usage
 from ..sandbox.launch import EXIT_SETTLE_S
 from ..sandbox.watch import LOG_NAMES, SANDBOX_STOP
@@ -355,15 +355,14 @@ async def _play_one(cfg: TournamentConfig, rules: RulesConfig, m: ScheduledMatch
     try:
         procs = [inst.proc if inst is not None else None for _, inst, _ in leased]
         await launcher.begin([(p, bot) for p, (_, _, bot) in zip(procs, leased, strict=True)])
-        # the live views' public table comes from a replica of the match state; with a
-        # remote bot (its owner can watch the page) the events show no card (arena/events.py)
-        hook = decision_hook(events, m.match_id, m.seats,
-                             replica=lambda: MatchState.new(spec.cfg, spec.seed, spec.deals),
-                             hide_cards=hide_cards)
+        # the live views' public table is read from the match's state between decisions;
+        # with a remote bot (its owner can watch the page) the events show no card
+        # (arena/events.py)
+        hook = decision_hook(events, m.match_id, m.seats, hide_cards=hide_cards)
         bots = [bot for _, _, bot in leased]
         try:
             result = await (run_match(spec, bots) if hook is None else
-                            run_match(spec, bots, on_decision=hook))
+                            run_match(spec, bots, on_decision=hook, watch=hook.watch))
         finally:
             if hook is not None:    # the last decisions, before the match's MatchFinished
                 hook.close()

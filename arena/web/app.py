@@ -50,7 +50,7 @@ from ..tournament.store import StoreError
 from .guard import (BACKLOG, RETRY_AFTER_S, Caps, Refusals, caps_for, guarded_protocol,
                     install_accept_error_filter)
 from .page import render_page, snapshot_json
-from .state import LiveState, SnapshotWorker
+from .state import LIVE_MOVES, LiveState, SnapshotWorker
 
 if TYPE_CHECKING:
     import uvicorn
@@ -64,12 +64,13 @@ FLUSH_S = 0.25
 PUMP_S = 0.05
 #: after a refresh that took d seconds, the next starts min(max(d * REST_FACTOR, MIN_REST_S),
 #: MAX_REST_S) s later at the earliest (matches that end meanwhile are taken together): the
-#: standings' bootstrap takes at most a fifth of a core, at most two refreshes a second
-#: while they are quick (a tournament of quick matches), and a change still reaches the page
-#: within about 2 s while a refresh takes under half a second
-REST_FACTOR = 4.0
-MIN_REST_S = 0.5
-MAX_REST_S = 1.0
+#: standings' bootstrap takes at most a tenth of a core, at most one refresh a second while
+#: they are quick (a tournament of quick matches: trivial bots end some 20 matches a second
+#: on 2 cores), and a change still reaches the page within about 3 s while a refresh takes
+#: under a second
+REST_FACTOR = 9.0
+MIN_REST_S = 1.0
+MAX_REST_S = 2.0
 #: the reconnect delay the browser is told, milliseconds
 RETRY_MS = 1000
 
@@ -90,10 +91,13 @@ def event_message(ev: object, render: Callable[[], str]) -> str | None:
 
 def _match_message(ev: object) -> str | None:
     """The SSE text of a match event (the hub encodes each once, whatever the number of
-    browsers)."""
+    browsers). A batch's moves are its last :data:`~.state.LIVE_MOVES` (the page keeps no
+    more per match and numbers each by its index; a fast match's 0.1 s batch can hold
+    hundreds)."""
     if isinstance(ev, DecisionsApplied):
         return sse("decisions", json.dumps({"id": ev.match_id, "moves": [
-            [m.index, m.hand, m.seat, m.kind, m.action, m.fault] for m in ev.moves],
+            [m.index, m.hand, m.seat, m.kind, m.action, m.fault]
+            for m in ev.moves[-LIVE_MOVES:]],
             "table": None if ev.table is None else ev.table.to_json()}))
     if isinstance(ev, MatchStarted):
         return sse("started", json.dumps({"id": ev.match_id, "seats": list(ev.seats),

@@ -138,3 +138,22 @@ def test_a_stream_whose_client_left_at_once_frees_its_place(tmp_path):
                 await app(scope, receive, first)
         return statuses
     assert asyncio.run(main()) == [200, 200, 200]   # ...and each left: its place is free
+
+
+def test_a_batch_of_many_moves_sends_the_last_ones_the_page_keeps():
+    """A fast match's 0.1 s batch can hold hundreds of moves; the page keeps the last
+    LIVE_MOVES of a match, numbered by index, so the SSE message carries just those (the
+    same page, a fraction of the encoding)."""
+    import json
+
+    from arena.events import DecisionApplied, DecisionsApplied
+    from arena.web.app import event_message
+    from arena.web.state import LIVE_MOVES
+    moves = tuple(DecisionApplied("m1", i, 1 + i // 60, i % 3, "play", "QD") for i in range(100))
+    text = event_message(DecisionsApplied("m1", moves), lambda: "")
+    assert text is not None and text.startswith("event: decisions\ndata: ")
+    sent = json.loads(text.split("data: ", 1)[1])["moves"]
+    assert [m[0] for m in sent] == list(range(100 - LIVE_MOVES, 100))
+    assert sent[-1] == [99, 2, 0, "play", "QD", None]
+    short = event_message(DecisionsApplied("m1", moves[:5]), lambda: "")
+    assert [m[0] for m in json.loads(short.split("data: ", 1)[1])["moves"]] == [0, 1, 2, 3, 4]

@@ -160,21 +160,20 @@ def test_web_extra_missing_is_a_one_line_error(monkeypatch):
 
 def _feed_match(hide_cards: bool, preset: str = "sergeant-major", seed: int = 21):
     """A real 3-hand match in-process whose feed publishes after every decision (batch 0)
-    from a replica; returns (record, events)."""
+    with the table read from the match's state; returns (record, events)."""
     from arena.match import LocalBot, MatchSpec, run_match
     from arena.records import record_from_result
-    from arena.rules import MatchState, make_config
+    from arena.rules import make_config
     from tests.records.helpers import RandomPolicy
     cfg = make_config(preset, hand_cap=3)
     events: list = []
     spec = MatchSpec("m1", cfg, seed=seed)
 
     async def main():
-        hook = decision_hook(events.append, "m1", ("a", "b", "c"), hide_cards=hide_cards,
-                             replica=lambda: MatchState.new(spec.cfg, spec.seed, spec.deals))
+        hook = decision_hook(events.append, "m1", ("a", "b", "c"), hide_cards=hide_cards)
         hook.batch_s = 0
         bots = [LocalBot(RandomPolicy(i + 7), n) for i, n in enumerate("abc")]
-        out = await run_match(spec, bots, on_decision=hook)
+        out = await run_match(spec, bots, on_decision=hook, watch=hook.watch)
         hook.close()
         return out
     return record_from_result(asyncio.run(main())), events
