@@ -74,17 +74,28 @@ class Launch:
     cgroup: pidlimit.BotCgroup | None = None
 
 
-def _filter_file() -> str | None:
-    """A private file holding the seccomp filter of :mod:`.seccomp` (None: no filter for
-    this machine, said once in the log)."""
+def _filter_file() -> tuple[str, int | None] | None:
+    """The seccomp filter of :mod:`.seccomp` where each bot start opens it: (its path, the
+    descriptor to close when done, or None for a private file to remove); None: no filter
+    for this machine, said once in the log. An anonymous memory file (``memfd_create``),
+    opened through ``/proc/PID/fd/N``: nothing is left on disk, even when the arena is
+    killed; a private temporary file where memory files are not available."""
     program = seccomp.program()
     if program is None:
         log.warning("sandbox: no seccomp filter for this machine (%s)", os.uname().machine)
         return None
-    fd, path = tempfile.mkstemp(prefix="arena-seccomp-", suffix=".bpf")
-    with os.fdopen(fd, "wb") as f:
+    try:
+        fd = os.memfd_create("arena-seccomp", os.MFD_CLOEXEC)
+    except (AttributeError, OSError):
+        fd = None
+    if fd is not None:
+        with os.fdopen(os.dup(fd), "wb") as f:
+            f.write(program)
+        return f"/proc/{os.getpid()}/fd/{fd}", fd
+    tmp, path = tempfile.mkstemp(prefix="arena-seccomp-", suffix=".bpf")
+    with os.fdopen(tmp, "wb") as f:
         f.write(program)
-    return path
+    return path, None
 
 
 def _command_of(entry: BotSpec) -> list[str]:
@@ -124,6 +135,7 @@ class Launcher:
         self.cgroups: pidlimit.PidsCgroups | None = None
         #: the seccomp filter's file, opened for each sandbox (None: no table for this machine)
         self.seccomp_file: str | None = None
+        self._seccomp_fd: int | None = None      # the memory file behind it (_filter_file)
         self.hide = [str(h) for h in hide]
         self.watchers: list[Watcher] = []
         self._ticker: asyncio.Task[None] | None = None
@@ -142,7 +154,9 @@ class Launcher:
         if self.bwrap is None and any(c.mode == "bwrap" for c in configs.values()):
             self.bwrap = require_bwrap()
             self.cgroups = pidlimit.find()
-            self.seccomp_file = _filter_file()
+            made = _filter_file()
+            if made is not None:
+                self.seccomp_file, self._seccomp_fd = made
         self.configs.update(configs)
         self.own.update({e.name: bot_paths(e.cwd, _command_of(e))
                          for e in entries if not e.remote})
@@ -324,6 +338,10 @@ class Launcher:
                     break
                 await asyncio.sleep(0.05)
             self.cgroups.close()
-        if self.seccomp_file is not None:
+        if self._seccomp_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._seccomp_fd)
+            self._seccomp_fd = None
+        elif self.seccomp_file is not None:
             with contextlib.suppress(OSError):
                 os.unlink(self.seccomp_file)

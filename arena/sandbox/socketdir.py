@@ -4,6 +4,10 @@ The directory is created with mode 0700 (only the arena's user may enter it) und
 temporary directory, and removed with everything in it on :meth:`SocketDir.close`. Sandboxed
 bots see only the socket file itself, bound read-only into their sandbox (see
 :mod:`arena.sandbox.bwrap`).
+
+Its name carries the arena's process id (``arena-<pid>-<random>``): an arena killed with
+SIGKILL cannot remove its directory, so the next one made by the same user removes those
+whose process is gone and whose socket no longer answers (:func:`sweep_stale`).
 """
 
 from __future__ import annotations
@@ -28,7 +32,8 @@ class SocketDir:
     """
 
     def __init__(self, parent: str | None = None) -> None:
-        self.path = Path(tempfile.mkdtemp(prefix="arena-", dir=parent))
+        sweep_stale(Path(parent or tempfile.gettempdir()))
+        self.path = Path(tempfile.mkdtemp(prefix=f"arena-{os.getpid()}-", dir=parent))
         os.chmod(self.path, 0o700)
         if len(os.fsencode(self.socket)) > _MAX_PATH:
             self.close()
@@ -49,3 +54,48 @@ class SocketDir:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:       # another user's process
+        return True
+    return True
+
+
+def _answers(sock: Path) -> bool:
+    """Whether something listens on the Unix socket ``sock`` (a live arena's server)."""
+    import socket
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(1.0)
+        try:
+            s.connect(str(sock))
+        except OSError:
+            return False
+    return True
+
+
+def sweep_stale(parent: Path) -> int:
+    """Remove the socket directories under ``parent`` that a killed arena of this user left:
+    named ``arena-<pid>-*``, owned by this user, their process gone and their socket (if
+    any) answering no connection. Returns how many were removed; never raises."""
+    removed = 0
+    try:
+        entries = list(parent.glob("arena-*-*"))
+    except OSError:
+        return 0
+    for path in entries:
+        pid = path.name.split("-")[1]
+        try:
+            if (not pid.isdigit() or path.is_symlink() or not path.is_dir()
+                    or path.stat().st_uid != os.getuid() or _alive(int(pid))
+                    or _answers(path / SOCKET_NAME)):
+                continue
+        except OSError:
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed += 1
+    return removed

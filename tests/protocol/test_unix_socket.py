@@ -76,3 +76,36 @@ def test_unlistenable_unix_socket_is_a_start_error(tmp_path) -> None:
         with pytest.raises(ServerStartError, match="unix:"):
             await server.start()
     run(scenario())
+
+
+def test_a_killed_arenas_socket_directory_is_removed_by_the_next(tmp_path) -> None:
+    """A SIGKILLed arena leaves ``arena-<pid>-*`` behind; the next SocketDir removes it when
+    its process is gone and its socket answers nobody, and keeps a live arena's (its process
+    alive, or its socket listening) and anything not named so."""
+    import socket
+    import subprocess
+
+    from arena.sandbox.socketdir import SOCKET_NAME
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    dead = int(gone.stdout)
+    stale = tmp_path / f"arena-{dead}-abc"
+    stale.mkdir()
+    (stale / SOCKET_NAME).touch()                     # no one listens
+    mine = tmp_path / f"arena-{os.getpid()}-def"      # a live arena's (this process)
+    mine.mkdir()
+    listening = tmp_path / f"arena-{dead}-ghi"        # its pid reused elsewhere: it answers
+    listening.mkdir()
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(listening / SOCKET_NAME))
+    server.listen(1)
+    other = tmp_path / "arena-play-xyz"
+    other.mkdir()
+    try:
+        with SocketDir(str(tmp_path)) as made:
+            assert made.path.name.startswith(f"arena-{os.getpid()}-")
+            left = {p.name for p in tmp_path.iterdir()}
+            assert stale.name not in left
+            assert {mine.name, listening.name, other.name, made.path.name} <= left
+    finally:
+        server.close()

@@ -289,3 +289,33 @@ def test_two_launchers_of_one_process_never_share_a_bot_group(tmp_path) -> None:
     a, b, c = first.new(8), second.new(8), first.new(8)
     assert len({a.path, b.path, c.path}) == 3
     assert (b.path / "pids.max").read_text() == "8"
+
+
+@needs_bwrap
+def test_the_seccomp_filter_is_a_memory_file_nothing_left_on_disk(tmp_path) -> None:
+    """Each sandboxed start opens the filter through /proc/PID/fd/N of a memory file: no file
+    is written under TMPDIR (so an arena killed with SIGKILL leaves none behind), a fresh
+    open reads the whole program each time, and close() lets it go."""
+    import asyncio
+    import tempfile
+    from types import SimpleNamespace
+
+    from arena.sandbox import seccomp
+    from arena.sandbox.launch import Launcher
+
+    program = seccomp.program()
+    if program is None:
+        pytest.skip(f"no seccomp table for {os.uname().machine}")
+    before = set(os.listdir(tempfile.gettempdir()))
+    bot = SimpleNamespace(name="b", cwd=str(tmp_path), env={}, command=["x"], remote=False,
+                          sandbox=None)
+    launcher = Launcher(SandboxConfig(mode="bwrap"), [bot], socket=None)
+    path = launcher.seccomp_file
+    assert path is not None and path.startswith(f"/proc/{os.getpid()}/fd/")
+    for _ in range(2):                  # two starts: each open reads it whole
+        with open(path, "rb") as f:
+            assert f.read() == program
+    made = {n for n in set(os.listdir(tempfile.gettempdir())) - before if "seccomp" in n}
+    assert made == set()
+    asyncio.run(launcher.close())
+    assert not os.path.exists(path)
