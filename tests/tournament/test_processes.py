@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -114,12 +115,14 @@ def _hostile_config(tag: str) -> str:
             + bot_block("sleeper", ["sh", "-c", "exec sleep 25"], tag))
 
 
-def _start_arena(tmp_path: Path, tag: str, out: str = "o") -> subprocess.Popen:
+def _start_arena(tmp_path: Path, tag: str, out: str = "o",
+                 tmpdir: str | None = None) -> subprocess.Popen:
     (tmp_path / "t.toml").write_text(_hostile_config(tag))
+    env = None if tmpdir is None else {**os.environ, "TMPDIR": tmpdir}
     return subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(tmp_path / "t.toml"),
                              "--out", str(tmp_path / out), "--quiet"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            start_new_session=True)
+                            start_new_session=True, env=env)
 
 
 def _snapshot(tag: str) -> tuple[int, bool]:
@@ -141,13 +144,18 @@ PHASES = {
 
 @pytest.mark.slow
 def test_kill_9_of_the_arena_at_random_moments_leaves_no_bot_process(tmp_path):
+    """12 arenas killed with SIGKILL at random moments: no bot process outlives one, and each
+    arena removes the socket directory the one killed before it left in TMPDIR (at most the
+    last one's stays). (The sandbox's seccomp filter is a memory file, nothing on disk:
+    tests/sandbox/test_sandbox_unit.py.)"""
     rng = random.Random(10)
     kills = []
+    tmpdir = tempfile.mkdtemp(prefix="k9-")      # short: a socket path holds 107 bytes
     for i in range(12):
         phase = list(PHASES)[i % 3]
         wait_for, (low, high) = PHASES[phase]
         tag = new_tag()
-        arena = _start_arena(tmp_path, tag, f"o{i}")
+        arena = _start_arena(tmp_path, tag, f"o{i}", tmpdir)
         delay = rng.uniform(low, high)
         try:
             if wait_for == "process":
@@ -176,6 +184,9 @@ def test_kill_9_of_the_arena_at_random_moments_leaves_no_bot_process(tmp_path):
             pytest.fail(f"kill {i} ({phase}, {delay:.2f} s) left {len(left)} bot processes "
                         f"alive 60 s later: {described}; kills so far: {kills}")
     assert sum(kids for *_, kids in kills) >= 4, kills   # the "playing" kills had children
+    left_files = sorted(os.listdir(tmpdir))
+    shutil.rmtree(tmpdir, ignore_errors=True)
+    assert len([n for n in left_files if re.match(r"arena-\d+-", n)]) <= 1, left_files
 
 
 def _wait_for(pred, timeout_s: float = PATIENCE_S) -> bool:
