@@ -124,6 +124,26 @@ def bot_paths(cwd: str | None, command: Sequence[str]) -> list[str]:
     return sorted(out)
 
 
+def absolute_files(cwd: str | None, command: Sequence[str]) -> list[str]:
+    """``command`` with each relative argument that names an existing file made absolute,
+    for a bot without ``cwd`` (it would start in the arena's working directory, where those
+    paths are read; the sandbox starts it elsewhere and shows it only its own files, so they
+    are named in full: README "Running untrusted bots"). Unchanged with a ``cwd`` (the
+    sandbox starts the bot there)."""
+    if cwd:
+        return list(command)
+    here = os.getcwd()
+    return [os.path.join(here, a) if _path_like(a) and os.path.isfile(os.path.join(here, a))
+            else a for a in command]
+
+
+def _path_like(arg: str) -> bool:
+    """A relative argument written as a file's path (``bot.py``, ``lib/bot.js``), not an
+    option or a plain word or number (``--seed``, ``5``), whatever files lie around."""
+    return (bool(arg) and not os.path.isabs(arg) and not arg.startswith("-")
+            and ("/" in arg or "." in arg.strip(".")))
+
+
 def operator_dirs() -> list[str]:
     """Directories never exposed whole to a bot that has no ``cwd`` of its own: the arena's
     working directory, the home directory and the root of the checkout holding the

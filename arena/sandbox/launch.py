@@ -25,7 +25,8 @@ import tempfile
 from typing import Protocol
 
 from . import limits, pidlimit, seccomp
-from .bwrap import SANDBOX_SOCKET, bot_paths, bwrap_argv, python_dirs, sandbox_env_path
+from .bwrap import (SANDBOX_SOCKET, absolute_files, bot_paths, bwrap_argv, python_dirs,
+                    sandbox_env_path)
 from .config import BotSandbox, SandboxConfig, effective, require_bwrap, resolve
 from .usage import ProcInfo, Usage, children, read_stat, scan
 from .which import Bubblewrap
@@ -99,11 +100,11 @@ def _filter_file() -> tuple[str, int | None] | None:
 
 
 def _command_of(entry: BotSpec) -> list[str]:
-    """The configured command of ``entry`` with ``{python}`` substituted (what its files
-    are), or empty."""
+    """The configured command of ``entry`` with ``{python}`` substituted and, without a
+    ``cwd``, its relative file arguments made absolute (what its files are), or empty."""
     import sys
     command = getattr(entry, "command", None) or []
-    return [a.replace("{python}", sys.executable) for a in command]
+    return absolute_files(entry.cwd, [a.replace("{python}", sys.executable) for a in command])
 
 
 class Launcher:
@@ -184,6 +185,7 @@ class Launcher:
         prefix = limits.inner_prefix(cfg)
         if argv and "/" not in argv[0]:   # a program found on the arena's PATH
             argv = [shutil.which(argv[0]) or argv[0], *argv[1:]]
+        argv = absolute_files(cwd, argv)    # no cwd: its script, named from where it runs
         python = python_dirs()
         inner_path = sandbox_env_path(python, entry.env)
         if inner_path is not None:

@@ -98,3 +98,34 @@ def test_the_javascript_bot_plays_in_the_sandbox(tmp_path) -> None:
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     assert summary["forfeited"] == [False, False, False] and summary["faults"] == [0, 0, 0]
+
+
+@needs_bwrap
+def test_a_script_named_from_where_arena_runs_starts_in_the_sandbox(tmp_path) -> None:
+    """README's recipe, a bot without ``cwd`` whose command names its script relative to the
+    directory ``arena`` runs from (``python lowbot/bot.py``): the sandbox starts it (its
+    script named in full, its directory bound), as it starts without the sandbox. Before,
+    it failed with "can't open file '/tmp/lowbot/bot.py'" (the sandbox starts elsewhere)."""
+    bot = tmp_path / "lowbot"
+    bot.mkdir()
+    (bot / "bot.py").write_text("from sample_bots.random_bot import main\nmain()\n")
+    (tmp_path / "5").write_text("a file named like an argument: left alone\n")
+    done = play(tmp_path, "{python} lowbot/bot.py --seed 5")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith("sandbox: bwrap")
+    summary = json.loads(done.stdout)
+    assert summary["forfeited"] == [False, False, False] and summary["hands"] == 1
+
+
+def test_relative_file_arguments_are_made_absolute_only_without_a_cwd(tmp_path,
+                                                                     monkeypatch) -> None:
+    from arena.sandbox.bwrap import absolute_files
+    (tmp_path / "lib").mkdir()
+    for name in ("bot.py", "lib/bot.js", "5", "seed"):
+        (tmp_path / name).write_text("")
+    monkeypatch.chdir(tmp_path)
+    command = ["/usr/bin/python3", "bot.py", "lib/bot.js", "--seed", "5", "seed", "nofile.py"]
+    assert absolute_files(None, command) == [
+        "/usr/bin/python3", str(tmp_path / "bot.py"), str(tmp_path / "lib/bot.js"), "--seed",
+        "5", "seed", "nofile.py"]
+    assert absolute_files(str(tmp_path), command) == command
