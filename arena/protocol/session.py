@@ -333,10 +333,16 @@ class RemoteBot(Bot):
                              f"request {wire_id} is not pending (never sent, or already answered); "
                              "answer discarded")
         elif not pend.rejected:
+            # an answer to a request the arena stopped waiting for: its time was up (the
+            # runner records the timeout) or the arena is stopping; not a bad message (one
+            # per request sent, no flood), logged without a warning
             pend.rejected = True
-            self._reject_msg(wire_id, pb.REJECTION_REASON_LATE,
-                             f"request {wire_id} expired before this answer arrived; "
-                             "answer discarded", pend.match_id)
+            log.info("bot %r: answer to request %d after the arena stopped waiting for it; "
+                     "discarded", self.name, wire_id)
+            self._send(pb.ArenaMessage(rejection=pb.Rejection(
+                request_id=wire_id, reason=pb.REJECTION_REASON_LATE,
+                detail=f"request {wire_id} expired before this answer arrived; answer "
+                       "discarded", match_id=pend.match_id)))
 
     def _on_error(self, wire_id: int, message: str) -> None:
         message = message[:_MAX_TEXT]

@@ -78,3 +78,37 @@ def test_a_timeout_during_a_write_holds_the_next_write_back() -> None:
 
     overlaps, written, alive = asyncio.run(scenario())
     assert (overlaps, written, alive) == (0, 2, True)
+
+
+def test_an_answer_after_the_arena_stopped_waiting_is_told_late_without_a_warning(
+        caplog) -> None:
+    """A decision cancelled (time up, or the arena stopping on Ctrl-C) then answered: the bot
+    is told LATE once, the answer is not counted as a bad message and no WARNING is logged
+    (a normal stop printed one per bot in flight)."""
+    import logging
+
+    from arena.protocol._gen.threefiveeight.v1 import arena_pb2 as pb
+
+    async def scenario() -> RemoteBot:
+        stream = _SlowStream(0.0)
+        bot = _bot(stream)
+        state = MatchState.new(make_config("blato"), seed=4)
+        bot._matches.add("m")
+        task = asyncio.create_task(bot.decide(DecisionRequest(
+            1, "m", view_of(state, state.current_seat), 1000)))
+        await asyncio.sleep(0.05)
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        while not bot.outbox.empty():
+            bot.outbox.get_nowait()
+        bot._on_answer(1, "QD")             # the answer comes in after all
+        bot._on_answer(1, "QD")             # and again: told once
+        return bot
+
+    with caplog.at_level(logging.INFO, logger="arena.protocol"):
+        bot = asyncio.run(scenario())
+    told = [bot.outbox.get_nowait() for _ in range(bot.outbox.qsize())]
+    assert [m.rejection.reason for m in told] == [pb.REJECTION_REASON_LATE]
+    assert bot.bad_messages == 0
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert any("after the arena stopped waiting" in r.getMessage() for r in caplog.records)
