@@ -7,6 +7,7 @@ import gzip
 import io
 import os
 import tarfile
+from pathlib import Path
 
 import pytest
 
@@ -151,3 +152,17 @@ def test_sweep_removes_what_a_killed_server_half_wrote_only(tmp_path) -> None:
     assert sorted(p.name for p in (root / "archives").iterdir()) == [f"{checked.sha256}.tar.gz"]
     assert list((root / "bots").iterdir()) == [whole]
     assert sweep(root) == 0
+
+
+def test_the_shipped_league_example_and_bot_directory_are_accepted() -> None:
+    """examples/league.toml parses as a league's config and examples/league-bot/ packs into an
+    archive the league accepts, its manifest naming the bot (what a newcomer starts from)."""
+    from arena.league.config import load_league_config
+    from arena.league.manifest import parse_manifest
+    root = Path(__file__).resolve().parents[2] / "examples"
+    cfg = load_league_config(root / "league.toml")
+    assert cfg.league.first_blocks == 5 and cfg.sandbox.mode == "bwrap"
+    checked = inspect(pack(root / "league-bot"))
+    manifest = parse_manifest(checked.manifest)
+    assert manifest.name == "mybot" and manifest.command == ["{python}", "bot.py"]
+    assert not manifest.remote
