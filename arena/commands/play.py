@@ -59,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
     from ..protocol.errors import ServerStartError
     from ..records import record_from_result
     from ..sandbox.config import describe
-    from ..tournament.play import BotStartError, play_single
+    from ..tournament.play import BotStartError, entries, play_single
+    from ..tournament.preflight import preflight
     from ._signals import Interrupted, run_guarded
     # one validated path: the tournament config's model
     if args.seed is None:      # unguessable: the bots know the match id and their names
@@ -73,6 +74,9 @@ def run(args: argparse.Namespace) -> int:
         target = Path(args.record)
         if target.is_dir() or not target.parent.is_dir():
             raise UserError(f"--record {args.record}: not a file path in an existing directory")
+    problems = preflight(entries(args.bots))    # before saying it plays (nothing is run)
+    if problems:
+        raise UserError("\n".join(problems))
     print(describe(cfg.sandbox), file=sys.stderr)
     print(f"playing one {rules.preset} match, {time_ms} ms per decision, seed {seed} "
           f"(output comes when it ends) ...", file=sys.stderr, flush=True)

@@ -75,7 +75,9 @@ def test_arena_play_preflight_failure_leaves_no_empty_log_directory(capsys, tmp_
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     rand = "{python} -m sample_bots.random_bot"
     assert main(["play", rand, rand, "no-such-bot-program", "--set", "hand_cap=1"]) == 2
-    assert "'no-such-bot-program' is not a program on the PATH" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "'no-such-bot-program' is not a program on the PATH" in err
+    assert "playing one" not in err          # the check comes before it says it plays
     assert list(tmp_path.iterdir()) == []
 
 
