@@ -16,6 +16,7 @@ name.
 from __future__ import annotations
 
 import re
+import difflib
 import tomllib
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError
@@ -84,9 +85,11 @@ def parse_manifest(text: str) -> Manifest:
     try:
         return Manifest.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
+        # an unknown field first: a misspelt one explains the "Field required" that follows
+        err = min(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
         where = ".".join(str(p) for p in err["loc"]) or "bot.toml"
         msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
-            msg = "unknown field"
+            close = difflib.get_close_matches(where, list(Manifest.model_fields), n=1)
+            msg = "unknown field" + (f" (did you mean {close[0]!r}?)" if close else "")
         raise ManifestError(f"bot.toml: {where}: {msg}") from None

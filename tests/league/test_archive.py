@@ -123,6 +123,7 @@ def test_pack_refuses_links_and_needs_a_manifest(tmp_path) -> None:
     ('name = "a"\nremote = true\ncommand = ["x"]\n', "a remote bot runs elsewhere"),
     ('name = "a"\ncommand = ["x"]\nenv = { ARENA_TOKEN = "t" }\n', "not an environment"),
     ('name = "a"\ncommand = ["x"]\ncwd = "/"\n', "bot.toml: cwd: unknown field"),
+    ('nme = "a"\ncommand = ["x"]\n', "bot.toml: nme: unknown field (did you mean 'name'?)"),
     ('name = = 1', "not valid TOML"),
 ])
 def test_bad_manifests_are_one_line(text, error) -> None:
