@@ -60,7 +60,8 @@ def run_invite(args: argparse.Namespace) -> int:
     token = invite(Path(args.dir), args.name)
     print(token)
     print(f"arena: participant {args.name!r} added; its token is above, shown this once "
-          "(the league keeps only its hash): arena submit URL BOTDIR --token TOKEN",
+          "(the league keeps only its hash): ARENA_LEAGUE_TOKEN=TOKEN arena submit URL "
+          "BOTDIR",
           file=sys.stderr)
     return 0
 
