@@ -337,6 +337,9 @@ class BotPool:
     def _crash(self, st: _BotState, message: str, *, no_show: bool = False) -> None:
         st.crashes += 1
         st.no_shows += no_show
+        if st.disqualified:           # an instance that was in flight: said, not counted again
+            log.info("%s (after its disqualification)", message)
+            return
         if message == st.last_crash:   # the whole message once; the log has every one
             log.info("%s", message)
             self.on_event(f"bot {st.entry.name!r} again: the same as before (crash "

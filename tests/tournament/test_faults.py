@@ -224,3 +224,23 @@ def test_bot_that_never_starts_is_named_kept_out_of_ratings_and_fails_the_run(tm
     assert log_text.count("\ncannot load my model\n") == 2        # started twice: max 2
     assert log_text.count(" ended: exit status 1\n") == 2
     assert wait_no_processes(tag) == []
+
+
+def test_a_crash_after_the_disqualification_is_not_said_again(tmp_path) -> None:
+    """With matches in flight, an instance of a bot just disqualified may crash after it: the
+    terminal said "again: the same as before (crash 3; max_crashes = 2)" past the limit. Such
+    a crash is logged, not said; the crashes before it are said as before."""
+    from types import SimpleNamespace
+
+    from arena.processes.pool import BotPool, _BotState
+    said: list[str] = []
+    pool = BotPool(SimpleNamespace(), [], "unix:x", tmp_path, slots=1, register_timeout_s=1,
+                   max_crashes=2, on_event=said.append)
+    st = _BotState(entry=SimpleNamespace(name="bad", remote=False))
+    for _ in range(3):
+        pool._crash(st, "bot 'bad' crashed: exit status 1")
+    assert said == ["bot 'bad' crashed: exit status 1",
+                    "bot 'bad' again: the same as before (crash 2; max_crashes = 2)",
+                    "bot 'bad' is disqualified after 2 crashes; its remaining matches are "
+                    "forfeited"]
+    assert st.crashes == 3 and len(pool.disqualifications) == 1
