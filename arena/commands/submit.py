@@ -33,7 +33,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p = sub.add_parser("submit", help="send a bot to a league (arena league serve)",
                        description="Send BOTDIR (with its bot.toml) to the league at URL and "
                        "wait for its check's verdict.")
-    p.add_argument("url", help="the league's address, e.g. http://127.0.0.1:8358/")
+    p.add_argument("url", type=league_url,
+                   help="the league's address, e.g. http://127.0.0.1:8358/")
     p.add_argument("botdir", help="the bot's directory, holding bot.toml")
     p.add_argument("--token", help="your participant token (default: ARENA_LEAGUE_TOKEN)")
     p.add_argument("--name", help="the bot's name in the league (default: bot.toml's)")
@@ -41,6 +42,22 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--wait-s", type=float, default=WAIT_S,
                    help="seconds to wait for the verdict at most (default %(default)s)")
     p.set_defaults(func=run)
+
+
+def league_url(text: str) -> str:
+    """An argparse ``type`` for the league's address: an ``http://`` or ``https://`` URL with
+    a host (urllib raised ``ValueError: unknown url type`` on ``notaurl``, and ``ftp://`` was
+    reported as "cannot reach").
+
+    Raises:
+        argparse.ArgumentTypeError: another scheme or no host (argparse: exit status 2).
+    """
+    parts = urllib.parse.urlsplit(text.strip())
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        raise argparse.ArgumentTypeError(
+            f"the league's URL must be http://HOST[:PORT]/ or https://HOST[:PORT]/ "
+            f"(e.g. http://127.0.0.1:8358/), got {text!r}")
+    return text.strip()
 
 
 def _request(req: urllib.request.Request) -> tuple[int, dict[str, Any]]:

@@ -143,6 +143,16 @@ def test_a_port_out_of_range_is_a_usage_error(capsys, tmp_path, args):
     assert "argument --port: expected a port number 0-65535" in line
 
 
+@pytest.mark.parametrize("url", ["notaurl", "ftp://x/", "http://", "127.0.0.1:8358"])
+def test_submit_refuses_a_url_that_is_not_http(capsys, tmp_path, url):
+    """``notaurl`` gave ``ValueError: unknown url type`` (a traceback), ``ftp://x/`` "cannot
+    reach" with exit 3: the URL is a usage mistake, refused before the bot is packed."""
+    assert main(["submit", url, str(tmp_path), "--token", "X"]) == 2
+    (line,) = error_lines(capsys)
+    assert "the league's URL must be http://HOST[:PORT]/ or https://HOST[:PORT]/" in line
+    assert repr(url) in line
+
+
 @pytest.mark.parametrize("web", ["\u00b2", "70000", "localhost:-1"])
 def test_run_web_port_names_the_range(capsys, tmp_path, web):
     """``--web \u00b2`` passed ``str.isdigit`` and then said ``invalid literal for int()``."""
