@@ -92,11 +92,12 @@ def _sections_of(model: type[BaseModel], key: str) -> list[str]:
     model's order (``["tournament"]`` for ``seed``, ``["rules"]`` for ``hand_cap``,
     ``["tournament", "sandbox"]`` for ``mode``); ``[rules]`` takes the rule options of
     :data:`OPTION_NAMES` (not ``preset``: it is chosen in ``[tournament]``)."""
-    homes = [name for name, info in model.model_fields.items()
-             if (sub := _first_model(info.annotation)) is not None and key in sub.model_fields]
-    if key in OPTION_NAMES and "rules" in model.model_fields:
-        homes.insert(list(model.model_fields).index("rules"), "rules")
-    return homes
+    def accepts(name: str, annotation: Any) -> bool:
+        if name == "rules":
+            return key in OPTION_NAMES
+        sub = _first_model(annotation)
+        return sub is not None and key in sub.model_fields
+    return [name for name, info in model.model_fields.items() if accepts(name, info.annotation)]
 
 
 def _belongs(model: type[BaseModel], homes: Sequence[str]) -> str:
