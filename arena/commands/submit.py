@@ -3,7 +3,8 @@
 BOTDIR holds the bot and its ``bot.toml`` manifest (docs/league.md); it is sent as one
 gzip-compressed tar archive (``POST URL/api/submissions``, ``Authorization: Bearer T``). Prints
 the submission's id and URL, then (unless ``--no-wait``) waits for its check and prints the
-verdict: exit 0 when it is active, 1 when rejected (with the reason), 2 on a usage mistake or
+verdict: exit 0 when it is active, 1 when rejected (with the reason; with ``--no-wait`` too
+when the same files were rejected before), 2 on a usage mistake or
 an answer refusing the upload (with the league's reason), 3 when the league cannot be reached.
 The token may also come from ``ARENA_LEAGUE_TOKEN`` (a command line is visible to other local
 users).
@@ -100,9 +101,15 @@ def run(args: argparse.Namespace) -> int:
         where = body.get("arena_address")
         print("it plays once it connects: ARENA_TOKEN=<that token> your-bot --arena "
               + (where or "HOST:PORT (the league's [server] bind; no match runs now)"))
-    if args.no_wait:
-        return 0
+    if args.no_wait:     # a verdict already given (the same files sent before) still counts
+        return _rejected(body) if body.get("state") == "rejected" else 0
     return _wait(base.rstrip("/") + body["url"], token, args.wait_s)
+
+
+def _rejected(body: dict[str, Any]) -> int:
+    """Print a rejected submission's reason; its exit status, 1 (docs/league.md)."""
+    print(f"rejected: {body.get('reason')}")
+    return 1
 
 
 def _wait(url: str, token: str, wait_s: float) -> int:
@@ -116,8 +123,7 @@ def _wait(url: str, token: str, wait_s: float) -> int:
             print(f"{body.get('name')}: active")
             return 0
         if status == 200 and state == "rejected":
-            print(f"rejected: {body.get('reason')}")
-            return 1
+            return _rejected(body)
         if time.monotonic() > deadline:
             print(f"arena: still {state} after {wait_s:g} s; see {url}", file=sys.stderr)
             return 1
