@@ -11,6 +11,9 @@ of a terminal line or a page uses these helpers:
   Markdown punctuation backslash-escaped, HTML specials entity-escaped, then
   :func:`printable`, so a name renders as itself (``<img src=x onerror=...>`` as text,
   ``*bold*`` with its stars) and cannot break the table.
+- :func:`markdown_text`: for a line of prose under a table (notes, legend): the same, except
+  that ``<``, ``>`` and ``&`` are entity-escaped only where Markdown or HTML would read markup
+  (a tag, an entity, a blockquote), so ``"> x" / "< x"`` stays as written on a terminal.
 - HTML pages (``arena replay --html``) are rendered by jinja2 with autoescape and
   :func:`printable` as the ``finalize`` of every value (:func:`html_finalize`).
 
@@ -24,11 +27,14 @@ import html
 import re
 import unicodedata
 
-__all__ = ["html_finalize", "markdown_cell", "printable"]
+__all__ = ["html_finalize", "markdown_cell", "markdown_text", "printable"]
 
 _UNSAFE_CATEGORIES = frozenset(("Cc", "Cf", "Zl", "Zp"))
 _KEEP = frozenset("\u200d")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~#!])")
+#: what starts markup in Markdown prose: a tag, comment or autolink (``<`` then a letter, ``/``,
+#: ``!`` or ``?``), an entity (``&`` then a letter or ``#``), a blockquote (a leading ``>``)
+_MARKUP = re.compile(r"<(?=[A-Za-z/!?])|&(?=[A-Za-z#])|^\s*>")
 
 
 def _escape(ch: str) -> str:
@@ -51,6 +57,14 @@ def markdown_cell(text: str) -> str:
     with no markup, link, image or HTML."""
     # escapes added by printable() are plain text: they are added last, not re-escaped
     return printable(html.escape(_MD_SPECIAL.sub(r"\\\1", str(text)), quote=False))
+
+
+def markdown_text(text: str) -> str:
+    """``text`` for a line of Markdown prose (a note or a legend line under a table): it
+    renders literally, with no markup, link, image or HTML, while a ``<`` or ``>`` that starts
+    no markup is kept (``"> x"``, ``(> or <)``: no ``&gt;`` on a terminal)."""
+    entities = _MARKUP.sub(lambda m: html.escape(m.group(0), quote=False), str(text))
+    return printable(_MD_SPECIAL.sub(r"\\\1", entities))
 
 
 def html_finalize(value: object) -> object:

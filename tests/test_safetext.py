@@ -11,7 +11,7 @@ import pytest
 from arena.match import LocalBot, MatchSpec, run_match
 from arena.records import read_record, record_from_result, render_html, render_text, write_record
 from arena.rules import make_config
-from arena.safetext import markdown_cell, printable
+from arena.safetext import markdown_cell, markdown_text, printable
 from arena.tournament.standings import compute_standings, format_standings
 from arena.tournament.store import ResultRow
 from tests.rows import result_row
@@ -51,6 +51,19 @@ def test_printable_keeps_ordinary_text():
 ])
 def test_markdown_cell(name, expected):
     assert markdown_cell(name) == expected
+
+
+@pytest.mark.parametrize("line,expected", [
+    ('"> x" / "< x": a bound', '"> x" / "< x": a bound'),       # no &gt; on a terminal
+    ("the 95% bound (> or <) by the data", "the 95% bound (> or <) by the data"),
+    ("<img src=x onerror=alert(1)>", "&lt;img src=x onerror=alert(1)>"),
+    ("</b> <!-- c --> <?php", "&lt;/b> &lt;\\!-- c --> &lt;?php"),
+    ("<http://x>", "&lt;http://x>"), ("> quote", "&gt; quote"),
+    ("&amp; &#60; a & b", "&amp;amp; &amp;\\#60; a & b"),
+    ("*bold* _x_ [l](u)", "\\*bold\\* \\_x\\_ \\[l\\](u)"), ("rtl\u202e", "rtl\\u202e"),
+])
+def test_markdown_text_escapes_only_what_starts_markup(line, expected):
+    assert markdown_text(line) == expected
 
 
 HOSTILE_NAMES = ("<img src=x onerror=alert(1)>", "*bold* _x_", "pipe|bot")

@@ -62,6 +62,23 @@ def cli_int(low: int | None = None, high: int | None = None) -> Callable[[str], 
     return parse
 
 
+#: the TCP port numbers a socket can bind (0: any free one)
+PORTS = range(0, 65536)
+
+
+def cli_port(raw: str) -> int:
+    """An argparse ``type`` for ``--port``: an integer 0-65535 (ASCII digits), as
+    ``arena run --web [HOST:]PORT`` checks its port; ``bind()`` would raise OverflowError.
+
+    Raises:
+        argparse.ArgumentTypeError: not such a number (argparse: exit status 2).
+    """
+    text = raw.strip()
+    if not _INT.fullmatch(text) or int(text) not in PORTS:
+        raise argparse.ArgumentTypeError(f"expected a port number 0-65535, got {raw!r}")
+    return int(text)
+
+
 def parse_sets(items: Sequence[str], flag: str = "--set"
                ) -> dict[str, bool | int | list[int] | str]:
     """``["hand_cap=3", "no_trump=true", "targets=9,5,2"]`` -> typed option values

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from ._runs import add_ray_option, executors_for
+from ._values import cli_port
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -42,7 +43,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     srv.add_argument("dir")
     srv.add_argument("--host", default="127.0.0.1",
                      help="address to listen on (default 127.0.0.1; others print a warning)")
-    srv.add_argument("--port", type=int, default=8358, help="port (default 8358; 0: any free)")
+    srv.add_argument("--port", type=cli_port, default=8358, help="port (default 8358; 0: any free)")
     add_ray_option(srv)
     srv.set_defaults(func=run_serve)
 

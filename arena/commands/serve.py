@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from ._signals import Interrupted, run_guarded
+from ._values import cli_port
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -19,7 +20,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("dir", help="tournament directory (the --out of arena run)")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1; others print a warning)")
-    p.add_argument("--port", type=int, default=8358, help="port (default 8358; 0: any free)")
+    p.add_argument("--port", type=cli_port, default=8358, help="port (default 8358; 0: any free)")
     p.set_defaults(func=serve)
 
 

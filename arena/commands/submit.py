@@ -3,7 +3,8 @@
 BOTDIR holds the bot and its ``bot.toml`` manifest (docs/league.md); it is sent as one
 gzip-compressed tar archive (``POST URL/api/submissions``, ``Authorization: Bearer T``). Prints
 the submission's id and URL, then (unless ``--no-wait``) waits for its check and prints the
-verdict: exit 0 when it is active, 1 when rejected (with the reason), 2 on a usage mistake or
+verdict: exit 0 when it is active, 1 when rejected (with the reason; with ``--no-wait`` too
+when the same files were rejected before), 2 on a usage mistake or
 an answer refusing the upload (with the league's reason), 3 when the league cannot be reached.
 The token may also come from ``ARENA_LEAGUE_TOKEN`` (a command line is visible to other local
 users).
@@ -33,7 +34,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p = sub.add_parser("submit", help="send a bot to a league (arena league serve)",
                        description="Send BOTDIR (with its bot.toml) to the league at URL and "
                        "wait for its check's verdict.")
-    p.add_argument("url", help="the league's address, e.g. http://127.0.0.1:8358/")
+    p.add_argument("url", type=league_url,
+                   help="the league's address, e.g. http://127.0.0.1:8358/")
     p.add_argument("botdir", help="the bot's directory, holding bot.toml")
     p.add_argument("--token", help="your participant token (default: ARENA_LEAGUE_TOKEN)")
     p.add_argument("--name", help="the bot's name in the league (default: bot.toml's)")
@@ -41,6 +43,22 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--wait-s", type=float, default=WAIT_S,
                    help="seconds to wait for the verdict at most (default %(default)s)")
     p.set_defaults(func=run)
+
+
+def league_url(text: str) -> str:
+    """An argparse ``type`` for the league's address: an ``http://`` or ``https://`` URL with
+    a host (urllib raised ``ValueError: unknown url type`` on ``notaurl``, and ``ftp://`` was
+    reported as "cannot reach").
+
+    Raises:
+        argparse.ArgumentTypeError: another scheme or no host (argparse: exit status 2).
+    """
+    parts = urllib.parse.urlsplit(text.strip())
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        raise argparse.ArgumentTypeError(
+            f"the league's URL must be http://HOST[:PORT]/ or https://HOST[:PORT]/ "
+            f"(e.g. http://127.0.0.1:8358/), got {text!r}")
+    return text.strip()
 
 
 def _request(req: urllib.request.Request) -> tuple[int, dict[str, Any]]:
@@ -83,9 +101,15 @@ def run(args: argparse.Namespace) -> int:
         where = body.get("arena_address")
         print("it plays once it connects: ARENA_TOKEN=<that token> your-bot --arena "
               + (where or "HOST:PORT (the league's [server] bind; no match runs now)"))
-    if args.no_wait:
-        return 0
+    if args.no_wait:     # a verdict already given (the same files sent before) still counts
+        return _rejected(body) if body.get("state") == "rejected" else 0
     return _wait(base.rstrip("/") + body["url"], token, args.wait_s)
+
+
+def _rejected(body: dict[str, Any]) -> int:
+    """Print a rejected submission's reason; its exit status, 1 (docs/league.md)."""
+    print(f"rejected: {body.get('reason')}")
+    return 1
 
 
 def _wait(url: str, token: str, wait_s: float) -> int:
@@ -99,8 +123,7 @@ def _wait(url: str, token: str, wait_s: float) -> int:
             print(f"{body.get('name')}: active")
             return 0
         if status == 200 and state == "rejected":
-            print(f"rejected: {body.get('reason')}")
-            return 1
+            return _rejected(body)
         if time.monotonic() > deadline:
             print(f"arena: still {state} after {wait_s:g} s; see {url}", file=sys.stderr)
             return 1

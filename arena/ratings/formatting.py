@@ -30,7 +30,7 @@ from typing import Literal
 
 from tabulate import tabulate
 
-from ..safetext import markdown_cell
+from ..safetext import markdown_cell, markdown_text
 from ..wording import plural
 from .columns import (COLUMNS, HEAD_TO_HEAD_COLUMNS, LOS_COLUMNS, MIN_BLOCKS, RATING_COLUMNS,
                       few_blocks_note, legend)
@@ -59,15 +59,16 @@ def render_table(headers: Sequence[str], rows: Sequence[Sequence[object]],
     """The one table renderer of the ratings and the standings: ``md`` a GitHub pipe table,
     ``text`` a plain one (both by ``tabulate``, number parsing off so a name stays text), then
     each note as a paragraph and the legend under it (a list in ``md``; notes and legend
-    escaped with :func:`~arena.safetext.markdown_cell` there). Cells are shown as given:
+    escaped with :func:`~arena.safetext.markdown_text` there: prose, so ``> x`` stays
+    as written). Cells are shown as given:
     escaping names is the caller's (md: ``markdown_cell``, text: ``printable``). No trailing
     newline."""
     table = tabulate([list(r) for r in rows], headers=list(headers),
                      tablefmt="github" if fmt == "md" else "simple", disable_numparse=True,
                      colalign=list(align))
     if fmt == "md":
-        notes = [markdown_cell(n) for n in notes]
-        legend_lines = [f"- {markdown_cell(line)}" for line in legend_lines]
+        notes = [markdown_text(n) for n in notes]
+        legend_lines = [f"- {markdown_text(line)}" for line in legend_lines]
     return "\n\n".join([table, *notes, *(["\n".join(legend_lines)] if legend_lines else [])])
 
 

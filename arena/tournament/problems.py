@@ -87,17 +87,26 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _section_of(model: type[BaseModel], key: str) -> str | None:
-    """The top-level section of ``model`` that has an option named ``key`` (``[rules]`` for
-    a rule option, e.g. ``hand_cap`` put under ``[tournament]``), or None."""
-    from ..rules import RulesConfig
-    if key in RulesConfig.__dataclass_fields__:
-        return "rules"
-    for name, info in model.model_fields.items():
-        sub = _first_model(info.annotation)
-        if sub is not None and key in sub.model_fields:
-            return name
-    return None
+def _sections_of(model: type[BaseModel], key: str) -> list[str]:
+    """The top-level sections of ``model`` that accept an option named ``key``, in the
+    model's order (``["tournament"]`` for ``seed``, ``["rules"]`` for ``hand_cap``,
+    ``["tournament", "sandbox"]`` for ``mode``); ``[rules]`` takes the rule options of
+    :data:`OPTION_NAMES` (not ``preset``: it is chosen in ``[tournament]``)."""
+    def accepts(name: str, annotation: Any) -> bool:
+        if name == "rules":
+            return key in OPTION_NAMES
+        sub = _first_model(annotation)
+        return sub is not None and key in sub.model_fields
+    return [name for name, info in model.model_fields.items() if accepts(name, info.annotation)]
+
+
+def _belongs(model: type[BaseModel], homes: Sequence[str]) -> str:
+    """``(it belongs in [tournament])``, ``... in [tournament] or [sandbox]``; a list of
+    tables is written ``[[bots]]`` as in the file."""
+    def header(name: str) -> str:
+        annotation = model.model_fields[name].annotation
+        return f"[[{name}]]" if typing.get_origin(annotation) is list else f"[{name}]"
+    return f" (it belongs in {' or '.join(header(h) for h in homes)})"
 
 
 def field_problems(exc: ValidationError, data: Any, model: type[BaseModel]) -> list[Problem]:
@@ -117,11 +126,11 @@ def field_problems(exc: ValidationError, data: Any, model: type[BaseModel]) -> l
         if first["type"] == "extra_forbidden":
             key = str(first["loc"][-1])
             parent = _model_at(model, first["loc"][:-1])
-            close = difflib.get_close_matches(key, list(parent.model_fields) if parent else [],
-                                              n=1, cutoff=0.6)
-            home = None if close else _section_of(model, key)
-            msg = "unknown field" + (f" (did you mean {close[0]!r}?)" if close else
-                                     f" (it belongs in [{home}])" if home else
+            homes = _sections_of(model, key)    # its real section before any fuzzy match
+            close = [] if homes else difflib.get_close_matches(
+                key, list(parent.model_fields) if parent else [], n=1, cutoff=0.6)
+            msg = "unknown field" + (_belongs(model, homes) if homes else
+                                     f" (did you mean {close[0]!r}?)" if close else
                                      " (check the spelling)")
         elif len(errs) > 1:       # a union type: every branch failed
             msg = "expected " + " or ".join(
@@ -275,9 +284,9 @@ def _rules_problems(data: dict[str, Any], model: type[BaseModel]) -> list[Proble
         except RulesConfigError as exc:
             text = str(exc)
             if text.startswith("unknown rule option"):
-                home = _section_of(model, key)
-                if home is not None and home != "rules":    # e.g. per_decision_ms
-                    text = f"unknown rule option {key!r} (it belongs in [{home}])"
+                homes = [h for h in _sections_of(model, key) if h != "rules"]
+                if homes:    # e.g. per_decision_ms, preset
+                    text = f"unknown rule option {key!r}{_belongs(model, homes)}"
                 elif did_you_mean(key, OPTION_NAMES):
                     text = f"unknown rule option {key!r}{did_you_mean(key, OPTION_NAMES)}"
                 out.append((f"rules.{key}", text))

@@ -49,10 +49,12 @@ class StoreError(UserError):
     """The output directory holds another tournament, or the store is unreadable."""
 
 
-def check_identity(db: sqlite3.Connection, path: Path) -> str:
+def check_identity(db: sqlite3.Connection, path: Path, *, reading: bool = False) -> str:
     """Decide whether the SQLite database ``db`` (at ``path``) is a 358 Arena store, reading
     only. Returns ``"store"`` (marked as ours), ``"unmarked"`` (our tables, written before the
     marks existed), or ``"empty"`` (no tables: a new store may be created in it).
+    ``reading``: the store is opened to be read (``arena ratings``, ``serve``...), which have
+    no ``--out``: the refusal then says which directory to give instead.
 
     Raises:
         StoreError: another application's database, one with other tables, or a store of a
@@ -62,7 +64,8 @@ def check_identity(db: sqlite3.Connection, path: Path) -> str:
     version = db.execute("PRAGMA user_version").fetchone()[0]
     tables = sorted(r[0] for r in db.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"))
-    refuse = "; use another --out directory"
+    refuse = ("; give a tournament directory (the --out of arena run)" if reading
+              else "; use another --out directory")
     if app == APPLICATION_ID:
         if version > SCHEMA_VERSION:
             raise StoreError(f"{path}: written by a newer 358 Arena (store schema {version}, "
@@ -113,7 +116,7 @@ class Store:
             if readonly:
                 db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
                                      isolation_level=None)
-                if check_identity(db, self.path) == "empty":
+                if check_identity(db, self.path, reading=True) == "empty":
                     raise StoreError(f"{self.path}: not a 358 Arena results store (no tables)")
             else:
                 self.path.touch(0o600)      # the deal key is in it: owner only

@@ -368,8 +368,9 @@ def parse_web_address(text: str, default_host: str = "127.0.0.1") -> tuple[str, 
     """
     host, sep, port = text.rpartition(":")
     host = host.strip("[]") if sep else default_host
-    if not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise ValueError(f"--web expects [HOST:]PORT, e.g. 8358 or 0.0.0.0:8358; got {text!r}")
+    if not (port.isascii() and port.isdigit()) or not 0 <= int(port) <= 65535:
+        raise ValueError(f"--web expects [HOST:]PORT (PORT 0-65535), e.g. 8358 or 0.0.0.0:8358; "
+                         f"got {text!r}")
     return host or default_host, int(port)
 
 

@@ -4,6 +4,8 @@ Every mistake is one ``arena: error:`` line per problem and exit status 2."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -14,6 +16,7 @@ from arena.errors import UserError
 from arena.tournament.config import ConfigError, parse_config
 
 BOTS = ["a", "b", "c"]
+SAMPLE = Path(__file__).parents[2] / "examples" / "sample.toml"
 
 
 def error_lines(capsys) -> list[str]:
@@ -126,3 +129,35 @@ def test_top_level_parser_errors_name_arena_once(capsys, args):
     (line,) = error_lines(capsys)
     assert line.startswith("arena: error: ") and "arena: error: arena:" not in line
     assert line.endswith("(see arena --help)")
+
+
+@pytest.mark.parametrize("args", [
+    ["serve", "DIR", "--port", "70000"], ["serve", "DIR", "--port", "-1"],
+    ["serve", "DIR", "--port", "\u00b2"], ["league", "serve", "DIR", "--port", "65536"],
+])
+def test_a_port_out_of_range_is_a_usage_error(capsys, tmp_path, args):
+    """``bind()`` raised ``OverflowError: port must be 0-65535`` (a traceback, exit 1)."""
+    argv = [str(tmp_path) if a == "DIR" else a for a in args]
+    assert main(argv) == 2
+    (line,) = error_lines(capsys)
+    assert "argument --port: expected a port number 0-65535" in line
+
+
+@pytest.mark.parametrize("url", ["notaurl", "ftp://x/", "http://", "127.0.0.1:8358"])
+def test_submit_refuses_a_url_that_is_not_http(capsys, tmp_path, url):
+    """``notaurl`` gave ``ValueError: unknown url type`` (a traceback), ``ftp://x/`` "cannot
+    reach" with exit 3: the URL is a usage mistake, refused before the bot is packed."""
+    assert main(["submit", url, str(tmp_path), "--token", "X"]) == 2
+    (line,) = error_lines(capsys)
+    assert "the league's URL must be http://HOST[:PORT]/ or https://HOST[:PORT]/" in line
+    assert repr(url) in line
+
+
+@pytest.mark.parametrize("web", ["\u00b2", "70000", "localhost:-1"])
+def test_run_web_port_names_the_range(capsys, tmp_path, web):
+    """``--web \u00b2`` passed ``str.isdigit`` and then said ``invalid literal for int()``."""
+    pytest.importorskip("starlette")
+    out = tmp_path / "out"
+    assert main(["run", str(SAMPLE), "--web", web, "--out", str(out)]) == 2
+    (line,) = error_lines(capsys)
+    assert "--web expects [HOST:]PORT (PORT 0-65535)" in line and not out.exists()

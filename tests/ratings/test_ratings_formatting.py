@@ -193,3 +193,7 @@ def test_markdown_legend_uses_the_shared_vocabulary(report):
         "one-sided"]
     for key in ("rating", "average_place", "firsts", "forfeits", "blocks"):
         assert f"- {markdown_escape(COLUMNS[key].header)}: " in text
+    # the legend is prose: a one-sided bound reads "> x" / "< x" where `arena ratings` prints
+    # it on a terminal, not "&gt; x" (that stays for markup: a name's "<img")
+    legend = "\n".join(line for line in text.splitlines() if line.startswith("- "))
+    assert '"> x" / "< x"' in legend and "(> or <)" in legend and "&gt;" not in legend

@@ -1,5 +1,7 @@
 """Bad config files: each gets one clear error line naming the file and field (exit 2)."""
 
+from pathlib import Path
+
 import pytest
 
 from arena.cli import main
@@ -38,7 +40,11 @@ CASES = [
      "repeated: a"),
     (GOOD.replace('name = "b"', 'name = "A"'), "repeated: A, a"),
     (GOOD + '[rules]\npreset = "blato"\n',
-     "rules.preset: unknown rule option 'preset' (the preset"),
+     "rules.preset: unknown rule option 'preset' (it belongs in [tournament])"),
+    (GOOD + '[time]\nmode = "bwrap"\n',
+     "time.mode: unknown field (it belongs in [tournament] or [sandbox])"),
+    (GOOD.replace("[[bots]]", '[faults]\ncommand = ["x"]\n[[bots]]', 1),
+     "faults.command: unknown field (it belongs in [[bots]])"),
     (GOOD + "[rules]\nbase = 1\n", "rules.base: unknown rule option 'base'"),
     (GOOD + "[rules]\ndeck = 52.0\n", "invalid value 52.0 for rule option 'deck'"),
     (GOOD + "[rules]\nhand_cap = 3000000000\n", "an integer from 1 to 10000"),
@@ -80,6 +86,24 @@ def test_bad_config_one_line(tmp_path, capsys, text, expected):
     assert err.count("\n") == 1, err
     assert err.startswith(f"arena: error: {path}: ") and expected in err
     assert "Traceback" not in err
+
+
+def test_a_missing_tournament_header_names_tournament(tmp_path, capsys):
+    """examples/sample.toml without its ``[tournament]`` line: ``preset`` was said to belong
+    in [rules] (which refuses it) and ``seed`` got "did you mean 'server'?"."""
+    sample = Path(__file__).parents[2] / "examples" / "sample.toml"
+    text = sample.read_text()
+    path = tmp_path / "headless.toml"
+    path.write_text(text.replace("[tournament]\n", "", 1))
+    assert "[tournament]" not in path.read_text()
+    assert main(["run", str(path), "--out", str(tmp_path / "o")]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    found = {ln.split(f"{path}: ")[1].split(": ")[0]: ln for ln in lines}
+    assert sorted(found) == ["concurrency", "deals_per_table", "name", "preset", "seed"]
+    for key, line in found.items():
+        assert line.endswith(f"{key}: unknown field (it belongs in [tournament]"
+                             + (" or [[bots]])" if key == "name" else ")")), line
+    assert "did you mean" not in "\n".join(lines)
 
 
 def test_missing_config_file(tmp_path, capsys):

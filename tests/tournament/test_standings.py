@@ -15,7 +15,7 @@ import pytest
 from arena.cli import main
 from arena.ratings import MatchResult, RatingsInputError, rate
 from arena.ratings.columns import COLUMNS, HEAD_TO_HEAD_COLUMNS as H2H_COLUMNS, RATING_COLUMNS
-from arena.safetext import markdown_cell
+from arena.safetext import markdown_text
 from arena.tournament.standings import (STANDING_COLUMNS, compute_standings, format_standings,
                                         standings_legend, terminal_keys)
 from arena.tournament.store import ResultRow
@@ -94,7 +94,8 @@ def test_legend_in_markdown_and_on_the_terminal_when_asked():
     legend = standings_legend()
     assert legend[0].startswith("rating [95% CI]: Elo scale, mean 1500")
     assert any(line.startswith("avg score: average final match score") for line in legend)
-    assert all(f"- {markdown_cell(line)}" in md for line in legend)
+    assert all(f"- {markdown_text(line)}" in md for line in legend)
+    assert "&gt;" not in md and '"> x" / "< x"' in md      # prose: no escape needed
     assert "Elo scale" not in format_standings(st, "text")        # the legend once: in .md
     for wide in (False, True):
         text = format_standings(st, "text", wide=wide, legend=True)
