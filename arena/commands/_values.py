@@ -124,10 +124,16 @@ def play_config(commands: Sequence[str], *, preset: str, seed: str, sets: Sequen
     """
     from ..tournament.play import bot_names
     argvs = [_argv(c) for c in commands]       # bad quoting first: names need the words
+    rules = parse_sets(sets)
+    for key in rules:                          # play's own flags, not rule options
+        own = next((f for w, f in _FLAGS.items() if "." in w and w.partition(".")[2] == key),
+                   None)
+        if own is not None:
+            raise UserError(f"--set {key}: not a rule option; arena play takes it as {own}")
     names = bot_names(commands)
     data = {
         "tournament": {"preset": preset, "seed": cli_scalar(seed)},
-        "rules": parse_sets(sets),
+        "rules": rules,
         "time": {"per_decision_ms": cli_scalar(time_ms), "grace_ms": cli_scalar(grace_ms)},
         "bots": [{"name": n, "command": a} for n, a in zip(names, argvs, strict=True)],
         "sandbox": {**({"mode": sandbox} if sandbox is not None else {}),

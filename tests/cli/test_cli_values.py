@@ -38,6 +38,9 @@ def error_lines(capsys) -> list[str]:
     (["--set", "hand_cap"], "--set expects OPTION=VALUE, got 'hand_cap'"),
     (["--set", "=3"], "--set expects OPTION=VALUE"),
     (["--set", "trumps=1"], "--set trumps: unknown rule option 'trumps'"),
+    (["--set", "seed=1"], "--set seed: not a rule option; arena play takes it as --seed"),
+    (["--set", "per_decision_ms=5"], "--set per_decision_ms: not a rule option; arena play "
+                                     "takes it as --time-ms"),
     (["--time-ms", "\u00b2"], "--time-ms: Input should be a valid integer (got '\u00b2')"),
     (["--time-ms", "\u0663"], "--time-ms: Input should be a valid integer (got '\u0663')"),
     (["--time-ms", "0"], "--time-ms: Input should be greater than or equal to 1 (got 0)"),
