@@ -169,6 +169,10 @@ def _rate(results: list[MatchResult], players: Sequence[str] | None, bootstrap: 
         boot = block_bootstrap(design.membership, patterns, len(names), theta,
                                resamples=bootstrap, seed=seed, prior_sigma=prior_sigma,
                                anchor=anchor)
+        if len(names) > 1 and int(anchor.sum()) == 1:
+            # the anchor's one bot is 1500 by definition: [1500, 1500] would read as
+            # certainty; it has no interval of its own (RatingReport.notes says why)
+            bounds[int(np.flatnonzero(anchor)[0])] = (None, None)
 
     order = sorted(range(len(names)), key=lambda i: (-ratings[i], names[i]))
     counts = bot_counts(results, names)

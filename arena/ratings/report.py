@@ -135,11 +135,18 @@ class RatingReport:
     @property
     def notes(self) -> list[str]:
         """Warnings about the report: intervals resting on too few duplicate blocks
-        (:func:`~arena.ratings.columns.few_blocks_note`)."""
+        (:func:`~arena.ratings.columns.few_blocks_note`); a 1500 anchor of one bot (the
+        others one-sided), which then has no interval."""
         if not self.bootstrap:
             return []
         note = few_blocks_note({b.name: b.blocks for b in self.bots})
-        return [note] if note else []
+        notes = [note] if note else []
+        anchor = [b.name for b in self.bots if b.one_sided is None]
+        if len(self.bots) > 1 and len(anchor) == 1:
+            notes.append(f"{anchor[0]} is the only bot without one-sided results: the "
+                         "ratings are anchored on it (1500 by definition, so no interval of "
+                         "its own); the others' bounds are relative to it.")
+        return notes
 
     def report_rows(self) -> list[dict[str, Any]]:
         """The main table: one dict per bot, best first (see :meth:`BotRating.to_dict`)."""

@@ -137,3 +137,19 @@ def test_interval_scale():
     assert interval_scale(8) == pytest.approx(2.3646 * np.sqrt(8 / 7), rel=1e-4)
     assert 1.96 < interval_scale(1000) < interval_scale(25) < interval_scale(8)
     assert interval_scale(1000) == pytest.approx(1.96, abs=0.005)
+
+
+def test_a_lone_anchor_bot_has_no_interval_and_a_note_says_why():
+    """A never beaten, C never beat another bot: the 1500 anchor is B alone, 1500 in every
+    resample; its interval [1500, 1500] read as certainty. It has none, and a note says
+    why; the one-sided bots keep their bounds."""
+    place = {"A": 1, "B": 2, "C": 3}
+    seatings = [("A", "B", "C"), ("A", "C", "B"), ("B", "A", "C"), ("B", "C", "A"),
+                ("C", "A", "B"), ("C", "B", "A")]
+    results = [MatchResult(s, tuple(place[p] for p in s), f"b{k}") for k in range(4)
+               for s in seatings]
+    report = rate(results, bootstrap=200, seed=1)
+    b = report.bot("B")
+    assert (b.rating, b.ci_low, b.ci_high) == (1500.0, None, None)
+    assert report.bot("A").ci_low is not None and report.bot("C").ci_high is not None
+    assert any(n.startswith("B is the only bot without one-sided results") for n in report.notes)
