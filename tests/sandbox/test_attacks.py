@@ -207,7 +207,7 @@ def test_an_idle_bot_gets_no_cpu_and_all_its_cpu_is_counted(who, base) -> None:
     home = _home(base)
     burner = _bot_dir(base, "burner", "idle_burner.py")
     config = _with_randoms("[tournament]\nseed = 5\ndeals_per_table = 1\nconcurrency = 1\n"
-                           "[rules]\nhand_cap = 3\n[time]\nper_decision_ms = 3000\n",
+                           "[rules]\nhand_cap = 5\n[time]\nper_decision_ms = 3000\n",
                            "burner", "idle_burner.py", burner, 3)
     out = base / "out"
     done = run_arena(who, home, config, out)
@@ -220,9 +220,10 @@ def test_an_idle_bot_gets_no_cpu_and_all_its_cpu_is_counted(who, base) -> None:
     assert len(seen) == 18                    # its 18 matches; it sat out the other 6
     # the longest wait between two of its matches holds the 6 matches it sat out: stopped,
     # it burnt only the moments between a match's end and its stop, and between its next
-    # lease and the match's start (unstopped, the spinning thread gets a core all along)
+    # lease and the match's start, some milliseconds (unstopped, the spinning thread gets a
+    # core all along: burnt ~ gap). The 6 matches take 0.2-0.4 s on a fast quiet machine.
     gap, burnt = max((t1 - t0, b1 - b0) for (b0, t0), (b1, t1) in pairwise(seen))
-    assert gap > 0.3 and burnt < 0.15 * gap, (gap, burnt, seen)
+    assert gap > 0.15 and burnt < 0.15 * gap + 0.01, (gap, burnt, seen)
     burns = [b for b, _ in seen]
     counted = sum(r.cpu_s[r.players.index("burner")] for r in results if "burner" in r.players)
     assert counted >= burns[-1]               # everything it used is in the standings
