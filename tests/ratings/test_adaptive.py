@@ -15,8 +15,17 @@ from scipy.optimize import approx_fprime
 from arena.bench.coverage import spread
 from arena.bench.ratings_sim import simulate_blocks
 
-from arena.ratings.adaptive import _gains, _table_information, _weights, next_tables
-from arena.ratings.plackett_luce import ordering_probability
+from arena.ratings import ELO_PER_NAT, rate
+from arena.ratings.adaptive import (
+    _Z,
+    _gains,
+    _played_information,
+    _reported_scale,
+    _table_information,
+    _weights,
+    next_tables,
+)
+from arena.ratings.plackett_luce import encode, fit_theta, ordering_probability
 from arena.tournament.balanced import balanced_tables
 
 NINE = spread(9)
@@ -110,14 +119,64 @@ def test_widest_target_serves_the_bot_with_the_widest_interval():
     assert all("b00" in t for t in tables)
 
 
-def test_deterministic_and_pending_blocks_count_as_information():
+def test_widest_batch_serves_each_bot_with_a_wide_interval_at_its_own_table():
+    warm, results = after_warm_up(rounds=3)
+    first = {r.block for r in results[:6 * 12]}
+    lonely = [r for r in results if not {"b00", "b08"} & set(r.players) or r.block in first]
+    tables = next_tables(lonely, BOTS, 2, target="widest", warm_up=warm)
+    # b00 and b08 (the ends, 4 blocks each against 12 for the others) are the widest: the
+    # first table serves one, and with its information added the second serves the other
+    # (weights held from the start of the call gave b00 and b08 one table together, twice)
+    assert [sorted({"b00", "b08"} & set(t)) for t in tables] == [["b00"], ["b08"]]
+    # each with opponents near its strength (1300 and 1700; the field 1300-1700)
+    assert all(abs(NINE[b] - NINE[e]) <= 150 for t in tables for e in {"b00", "b08"} & set(t)
+               for b in t)
+
+
+def test_reported_scale_turns_model_variances_into_the_reported_widths():
+    _, results = after_warm_up(rounds=2)
+    index = {b: i for i, b in enumerate(BOTS)}
+    patterns = encode(results, index)
+    theta = fit_theta(patterns, patterns.counts, len(BOTS), 1.5)
+    cov = np.linalg.inv(_played_information(theta, patterns) + np.eye(9) / 1.5**2)
+    scale = _reported_scale(results, BOTS, patterns, theta, cov, 1.5)
+    a = np.eye(9) - 1.0 / 9
+    v = np.einsum("ic,ij,jc->c", a, cov, a)
+    report = rate(results)
+    half = np.array([(report.bot(b).ci_high - report.bot(b).ci_low) / 2 for b in BOTS])
+    assert _Z * np.sqrt(scale * v) * ELO_PER_NAT == pytest.approx(half, rel=1e-6)
+    # a bot that never wins has a bound, not an interval: it gets the largest scale
+    field = {**NINE, "b00": -3000.0}
+    lost = simulate_blocks(field, balanced_tables(BOTS, 1, 1) * 2, np.random.default_rng(1))
+    p = encode(lost, index)
+    th = fit_theta(p, p.counts, 9, 1.5)
+    c = np.linalg.inv(_played_information(th, p) + np.eye(9) / 1.5**2)
+    s = _reported_scale(lost, BOTS, p, th, c, 1.5)
+    assert rate(lost).bot("b00").one_sided is not None
+    assert s[0] == s[1:].max() and np.isfinite(s).all()
+
+
+def test_widest_weights_follow_the_reported_variance():
+    theta = np.zeros(4)
+    cov = np.eye(4)
+    _, w = _weights(theta, cov, "widest", 3)
+    assert w == pytest.approx(np.ones(4))
+    _, w = _weights(theta, cov, "widest", 3, np.array([1.0, 1.0, 2.0, 1.0]))
+    assert int(np.argmax(w)) == 2 and w[2] == pytest.approx(2.0)
+    assert w[0] == pytest.approx(0.5**7)
+
+
+@pytest.mark.parametrize("target", ["top", "widest"])
+def test_deterministic_and_pending_blocks_count_as_information(target):
     warm, results = after_warm_up(rounds=1)
-    a = next_tables(results, BOTS, 3, warm_up=warm, seed=4)
-    assert next_tables(list(reversed(results)), BOTS, 3, warm_up=warm, seed=4) == a
+    a = next_tables(results, BOTS, 3, warm_up=warm, seed=4, target=target)
+    assert next_tables(list(reversed(results)), BOTS, 3, warm_up=warm, seed=4,
+                       target=target) == a
     # the 3 tables of one call are what 3 calls give when each sees the earlier as pending
     step = []
     for _ in range(3):
-        step += next_tables(results, BOTS, 1, pending=step, warm_up=warm, seed=4)
+        step += next_tables(results, BOTS, 1, pending=step, warm_up=warm, seed=4,
+                            target=target)
     assert step == a
     assert all(t == tuple(sorted(t, key=BOTS.index)) for t in a)   # roster order
 
