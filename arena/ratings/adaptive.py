@@ -32,8 +32,9 @@ Targets (``target``):
 * ``"widest"``: every bot's rating, weighted towards the widest **reported** intervals: with
   ``s_i`` the ratio of bot ``i``'s reported variance (``(half / 1.96)^2``, the block-robust
   variance and t factor of :func:`arena.ratings.rate`) to its model variance ``v_i``,
-  ``w_i = s_i (s_i v_i / max_j s_j v_j)^7`` (``v`` after the tables chosen so far): the gain
-  is the drop of the reported variances, the widest first. The question is settled by the
+  ``w_i = s_i (s_i v_i / max_j s_j v_j)^7`` (``v`` after the tables chosen so far; ``s_i``
+  shrunk towards 1 when the report has few degrees of freedom): the gain is the drop of the
+  reported variances, the widest first. The question is settled by the
   reported widths, and a bot whose blocks happened to scatter has a wider interval than its
   information says: it gets blocks until its own interval is narrow enough (measured:
   docs/ratings.md, 10-15% fewer matches than the model variances alone).
@@ -70,6 +71,8 @@ Table = tuple[str, str, str]
 _MAX_CANDIDATES = 20_000
 #: the normal quantile of the intervals' level (the reported scale's reference)
 _Z = float(norm.ppf(0.5 + CI_LEVEL / 2))
+#: degrees of freedom at which the reported scale counts half (in log): see _reported_scale
+_SCALE_DF = 30.0
 
 
 def _order_key(table: Sequence[str], seed: int | str) -> bytes:
@@ -234,13 +237,18 @@ def next_tables(results: Sequence[RatedResult], bots: Sequence[str], k: int = 1,
 def _reported_scale(results: Sequence[RatedResult], roster: Sequence[str], patterns: Patterns,
                     theta: NDArray[np.float64], cov: NDArray[np.float64], prior_sigma: float
                     ) -> NDArray[np.float64]:
-    """Per bot, its reported variance over its model variance (n,): ``(half / z)^2 / v``
-    with ``half`` the half-width of the interval :func:`arena.ratings.rate` reports
-    (:func:`.intervals.robust_intervals`: block-robust variance, t factor), ``z`` the normal
-    quantile and ``v = a^T cov a`` (``cov`` the inverse information of the played blocks and
-    the prior: pending blocks have no report yet). A one-sided bot, whose report is a bound
-    that never settles "widest", gets the largest scale of the others; all ones with fewer
-    than 2 blocks."""
+    """Per bot, its reported variance over its model variance (n,), shrunk towards 1 where
+    the report is noisy: ``r^(df / (df + 30))`` with ``r = (half / z)^2 / v``, ``half`` the
+    half-width of the interval :func:`arena.ratings.rate` reports
+    (:func:`.intervals.robust_intervals`: block-robust variance, t factor, ``df`` its degrees
+    of freedom), ``z`` the normal quantile and ``v = a^T cov a`` (``cov`` the inverse
+    information of the played blocks and the prior: pending blocks have no report yet).
+
+    The shrinkage keeps the intervals calibrated: a bot whose variance came out low by
+    chance gets fewer blocks, and with few degrees of freedom that chance is large (without
+    it, 9 bots x 2 rounds covered 0.937 pooled; with 30: 0.953; docs/ratings.md). A one-sided
+    bot, whose report is a bound that never settles "widest", gets the largest scale of the
+    others; all ones with fewer than 2 blocks."""
     n = len(roster)
     design = block_design(results, patterns)
     if len(design.blocks) < 2:
@@ -248,9 +256,11 @@ def _reported_scale(results: Sequence[RatedResult], roster: Sequence[str], patte
     flags = one_sided(results, roster)
     anchor = anchor_mask([flags[x] for x in roster])
     a = contrasts(anchor)[0][:, :n]
-    half = robust_intervals(patterns, design.membership, theta, prior_sigma, a).half
+    robust = robust_intervals(patterns, design.membership, theta, prior_sigma, a)
     v = np.einsum("ic,ij,jc->c", a, cov, a)
-    scale = (half / _Z) ** 2 / v
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = (robust.half / _Z) ** 2 / v
+        scale = ratio ** (robust.df / (robust.df + _SCALE_DF))
     bad = np.array([flags[x] is not None for x in roster]) | ~np.isfinite(scale) | (scale <= 0)
     if bad.all():
         return np.ones(n)

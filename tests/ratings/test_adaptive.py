@@ -15,7 +15,7 @@ from scipy.optimize import approx_fprime
 from arena.bench.coverage import spread
 from arena.bench.ratings_sim import simulate_blocks
 
-from arena.ratings import ELO_PER_NAT, rate
+from arena.ratings import ELO_PER_NAT, adaptive, rate
 from arena.ratings.adaptive import (
     _Z,
     _gains,
@@ -25,6 +25,7 @@ from arena.ratings.adaptive import (
     _weights,
     next_tables,
 )
+from arena.ratings.intervals import block_design, robust_intervals
 from arena.ratings.plackett_luce import encode, fit_theta, ordering_probability
 from arena.tournament.balanced import balanced_tables
 
@@ -119,21 +120,18 @@ def test_widest_target_serves_the_bot_with_the_widest_interval():
     assert all("b00" in t for t in tables)
 
 
-def test_widest_batch_serves_each_bot_with_a_wide_interval_at_its_own_table():
+def test_widest_batch_serves_both_bots_with_wide_intervals():
     warm, results = after_warm_up(rounds=3)
     first = {r.block for r in results[:6 * 12]}
     lonely = [r for r in results if not {"b00", "b08"} & set(r.players) or r.block in first]
-    tables = next_tables(lonely, BOTS, 2, target="widest", warm_up=warm)
-    # b00 and b08 (the ends, 4 blocks each against 12 for the others) are the widest: the
-    # first table serves one, and with its information added the second serves the other
-    # (weights held from the start of the call gave b00 and b08 one table together, twice)
-    assert [sorted({"b00", "b08"} & set(t)) for t in tables] == [["b00"], ["b08"]]
-    # each with opponents near its strength (1300 and 1700; the field 1300-1700)
-    assert all(abs(NINE[b] - NINE[e]) <= 150 for t in tables for e in {"b00", "b08"} & set(t)
-               for b in t)
+    tables = next_tables(lonely, BOTS, 4, target="widest", warm_up=warm)
+    # b00 and b08 (4 blocks each against 12 for the others) are the widest: every table of
+    # the batch seats one of them, and both get tables
+    assert all({"b00", "b08"} & set(t) for t in tables)
+    assert all(any(b in t for t in tables) for b in ("b00", "b08"))
 
 
-def test_reported_scale_turns_model_variances_into_the_reported_widths():
+def test_reported_scale_turns_model_variances_into_the_reported_widths(monkeypatch):
     _, results = after_warm_up(rounds=2)
     index = {b: i for i, b in enumerate(BOTS)}
     patterns = encode(results, index)
@@ -144,7 +142,14 @@ def test_reported_scale_turns_model_variances_into_the_reported_widths():
     v = np.einsum("ic,ij,jc->c", a, cov, a)
     report = rate(results)
     half = np.array([(report.bot(b).ci_high - report.bot(b).ci_low) / 2 for b in BOTS])
-    assert _Z * np.sqrt(scale * v) * ELO_PER_NAT == pytest.approx(half, rel=1e-6)
+    exact = half**2 / (_Z * ELO_PER_NAT) ** 2 / v           # the reported over the model
+    df = robust_intervals(patterns, block_design(results, patterns).membership, theta, 1.5,
+                          a).df
+    assert scale == pytest.approx(exact ** (df / (df + 30.0)), rel=1e-6)
+    assert np.all(np.abs(np.log(scale)) < np.abs(np.log(exact)))   # shrunk towards 1
+    monkeypatch.setattr(adaptive, "_SCALE_DF", 0.0)
+    unshrunk = _reported_scale(results, BOTS, patterns, theta, cov, 1.5)
+    assert _Z * np.sqrt(unshrunk * v) * ELO_PER_NAT == pytest.approx(half, rel=1e-6)
     # a bot that never wins has a bound, not an interval: it gets the largest scale
     field = {**NINE, "b00": -3000.0}
     lost = simulate_blocks(field, balanced_tables(BOTS, 1, 1) * 2, np.random.default_rng(1))
@@ -157,13 +162,18 @@ def test_reported_scale_turns_model_variances_into_the_reported_widths():
 
 
 def test_widest_weights_follow_the_reported_variance():
-    theta = np.zeros(4)
-    cov = np.eye(4)
+    theta = np.zeros(5)
+    cov = np.eye(5) * 0.1
     _, w = _weights(theta, cov, "widest", 3)
-    assert w == pytest.approx(np.ones(4))
-    _, w = _weights(theta, cov, "widest", 3, np.array([1.0, 1.0, 2.0, 1.0]))
+    assert w == pytest.approx(np.ones(5))
+    a, w = _weights(theta, cov, "widest", 3, np.array([1.0, 1.0, 2.0, 1.0, 1.0]))
     assert int(np.argmax(w)) == 2 and w[2] == pytest.approx(2.0)
     assert w[0] == pytest.approx(0.5**7)
+    # equal strengths and information: the tables that gain most are those seating bot 2
+    tables = np.array(list(itertools.combinations(range(5), 3)))
+    gains = _gains(cov, _table_information(theta, tables), tables, a, w)
+    best = {tuple(t) for t in tables[gains > gains.max() - 1e-12]}
+    assert best == {t for t in map(tuple, tables.tolist()) if 2 in t}
 
 
 @pytest.mark.parametrize("target", ["top", "widest"])
