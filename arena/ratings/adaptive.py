@@ -36,8 +36,8 @@ Targets (``target``):
   shrunk towards 1 when the report has few degrees of freedom): the gain is the drop of the
   reported variances, the widest first. The question is settled by the
   reported widths, and a bot whose blocks happened to scatter has a wider interval than its
-  information says: it gets blocks until its own interval is narrow enough (measured:
-  docs/ratings.md, 10-15% fewer matches than the model variances alone).
+  information says: it gets blocks until its own interval is narrow enough (measured in
+  docs/ratings.md, "Against balanced duplicate at equal matches").
 
 Pairs of bots of similar strength inform most per match (a Plackett-Luce comparison carries
 ``p (1 - p)``), which is where the gain over a fixed schedule comes from; measured against
