@@ -15,8 +15,18 @@ from scipy.optimize import approx_fprime
 from arena.bench.coverage import spread
 from arena.bench.ratings_sim import simulate_blocks
 
-from arena.ratings.adaptive import _gains, _table_information, _weights, next_tables
-from arena.ratings.plackett_luce import ordering_probability
+from arena.ratings import ELO_PER_NAT, adaptive, rate
+from arena.ratings.adaptive import (
+    _Z,
+    _gains,
+    _played_information,
+    _reported_scale,
+    _table_information,
+    _weights,
+    next_tables,
+)
+from arena.ratings.intervals import block_design, robust_intervals
+from arena.ratings.plackett_luce import encode, fit_theta, ordering_probability
 from arena.tournament.balanced import balanced_tables
 
 NINE = spread(9)
@@ -110,14 +120,73 @@ def test_widest_target_serves_the_bot_with_the_widest_interval():
     assert all("b00" in t for t in tables)
 
 
-def test_deterministic_and_pending_blocks_count_as_information():
+def test_widest_batch_serves_both_bots_with_wide_intervals():
+    warm, results = after_warm_up(rounds=3)
+    first = {r.block for r in results[:6 * 12]}
+    lonely = [r for r in results if not {"b00", "b08"} & set(r.players) or r.block in first]
+    tables = next_tables(lonely, BOTS, 4, target="widest", warm_up=warm)
+    # b00 and b08 (4 blocks each against 12 for the others) are the widest: every table of
+    # the batch seats one of them, and both get tables
+    assert all({"b00", "b08"} & set(t) for t in tables)
+    assert all(any(b in t for t in tables) for b in ("b00", "b08"))
+
+
+def test_reported_scale_turns_model_variances_into_the_reported_widths(monkeypatch):
+    _, results = after_warm_up(rounds=2)
+    index = {b: i for i, b in enumerate(BOTS)}
+    patterns = encode(results, index)
+    theta = fit_theta(patterns, patterns.counts, len(BOTS), 1.5)
+    cov = np.linalg.inv(_played_information(theta, patterns) + np.eye(9) / 1.5**2)
+    scale = _reported_scale(results, BOTS, patterns, theta, cov, 1.5)
+    a = np.eye(9) - 1.0 / 9
+    v = np.einsum("ic,ij,jc->c", a, cov, a)
+    report = rate(results)
+    half = np.array([(report.bot(b).ci_high - report.bot(b).ci_low) / 2 for b in BOTS])
+    exact = half**2 / (_Z * ELO_PER_NAT) ** 2 / v           # the reported over the model
+    df = robust_intervals(patterns, block_design(results, patterns).membership, theta, 1.5,
+                          a).df
+    assert scale == pytest.approx(exact ** (df / (df + 30.0)), rel=1e-6)
+    assert np.all(np.abs(np.log(scale)) < np.abs(np.log(exact)))   # shrunk towards 1
+    monkeypatch.setattr(adaptive, "_SCALE_DF", 0.0)
+    unshrunk = _reported_scale(results, BOTS, patterns, theta, cov, 1.5)
+    assert _Z * np.sqrt(unshrunk * v) * ELO_PER_NAT == pytest.approx(half, rel=1e-6)
+    # a bot that never wins has a bound, not an interval: it gets the largest scale
+    field = {**NINE, "b00": -3000.0}
+    lost = simulate_blocks(field, balanced_tables(BOTS, 1, 1) * 2, np.random.default_rng(1))
+    p = encode(lost, index)
+    th = fit_theta(p, p.counts, 9, 1.5)
+    c = np.linalg.inv(_played_information(th, p) + np.eye(9) / 1.5**2)
+    s = _reported_scale(lost, BOTS, p, th, c, 1.5)
+    assert rate(lost).bot("b00").one_sided is not None
+    assert s[0] == s[1:].max() and np.isfinite(s).all()
+
+
+def test_widest_weights_follow_the_reported_variance():
+    theta = np.zeros(5)
+    cov = np.eye(5) * 0.1
+    _, w = _weights(theta, cov, "widest", 3)
+    assert w == pytest.approx(np.ones(5))
+    a, w = _weights(theta, cov, "widest", 3, np.array([1.0, 1.0, 2.0, 1.0, 1.0]))
+    assert int(np.argmax(w)) == 2 and w[2] == pytest.approx(2.0)
+    assert w[0] == pytest.approx(0.5**7)
+    # equal strengths and information: the tables that gain most are those seating bot 2
+    tables = np.array(list(itertools.combinations(range(5), 3)))
+    gains = _gains(cov, _table_information(theta, tables), tables, a, w)
+    best = {tuple(t) for t in tables[gains > gains.max() - 1e-12]}
+    assert best == {t for t in map(tuple, tables.tolist()) if 2 in t}
+
+
+@pytest.mark.parametrize("target", ["top", "widest"])
+def test_deterministic_and_pending_blocks_count_as_information(target):
     warm, results = after_warm_up(rounds=1)
-    a = next_tables(results, BOTS, 3, warm_up=warm, seed=4)
-    assert next_tables(list(reversed(results)), BOTS, 3, warm_up=warm, seed=4) == a
+    a = next_tables(results, BOTS, 3, warm_up=warm, seed=4, target=target)
+    assert next_tables(list(reversed(results)), BOTS, 3, warm_up=warm, seed=4,
+                       target=target) == a
     # the 3 tables of one call are what 3 calls give when each sees the earlier as pending
     step = []
     for _ in range(3):
-        step += next_tables(results, BOTS, 1, pending=step, warm_up=warm, seed=4)
+        step += next_tables(results, BOTS, 1, pending=step, warm_up=warm, seed=4,
+                            target=target)
     assert step == a
     assert all(t == tuple(sorted(t, key=BOTS.index)) for t in a)   # roster order
 
