@@ -28,6 +28,8 @@ _FLAGS = {"tournament.preset": "--preset", "tournament.seed": "--seed",
           "time.per_decision_ms": "--time-ms", "time.grace_ms": "--grace-ms",
           "rules": "--set", "bots": "bot commands", "sandbox.mode": "--sandbox",
           "sandbox": "--limit"}
+#: the options ``arena play`` takes as flags of its own, by field name (``seed``: ``--seed``)
+_OWN_FLAGS = {where.partition(".")[2]: flag for where, flag in _FLAGS.items() if "." in where}
 
 
 def cli_scalar(raw: str) -> int | str:
@@ -66,17 +68,41 @@ def cli_int(low: int | None = None, high: int | None = None) -> Callable[[str], 
 PORTS = range(0, 65536)
 
 
+def _port(text: str) -> int | None:
+    """``text`` as a port number (ASCII digits, 0-65535), or None."""
+    text = text.strip()
+    if not (text.isascii() and text.isdigit()) or len(text) > 5 or int(text) not in PORTS:
+        return None
+    return int(text)
+
+
 def cli_port(raw: str) -> int:
-    """An argparse ``type`` for ``--port``: an integer 0-65535 (ASCII digits), as
-    ``arena run --web [HOST:]PORT`` checks its port; ``bind()`` would raise OverflowError.
+    """An argparse ``type`` for ``--port``: an integer 0-65535 (ASCII digits), checked as
+    ``arena run --web [HOST:]PORT`` checks its port (:func:`parse_web_address`); ``bind()``
+    would raise OverflowError.
 
     Raises:
         argparse.ArgumentTypeError: not such a number (argparse: exit status 2).
     """
-    text = raw.strip()
-    if not _INT.fullmatch(text) or int(text) not in PORTS:
+    port = _port(raw)
+    if port is None:
         raise argparse.ArgumentTypeError(f"expected a port number 0-65535, got {raw!r}")
-    return int(text)
+    return port
+
+
+def parse_web_address(text: str, default_host: str = "127.0.0.1") -> tuple[str, int]:
+    """``[HOST:]PORT`` (IPv6 hosts in brackets) -> (host, port).
+
+    Raises:
+        ValueError: not a port number 0..65535.
+    """
+    host, sep, raw = text.rpartition(":")
+    host = host.strip("[]") if sep else default_host
+    port = _port(raw)
+    if port is None:
+        raise ValueError(f"--web expects [HOST:]PORT (PORT 0-65535), e.g. 8358 or 0.0.0.0:8358; "
+                         f"got {text!r}")
+    return host or default_host, port
 
 
 def parse_sets(items: Sequence[str], flag: str = "--set"
@@ -126,10 +152,9 @@ def play_config(commands: Sequence[str], *, preset: str, seed: str, sets: Sequen
     argvs = [_argv(c) for c in commands]       # bad quoting first: names need the words
     rules = parse_sets(sets)
     for key in rules:                          # play's own flags, not rule options
-        own = next((f for w, f in _FLAGS.items() if "." in w and w.partition(".")[2] == key),
-                   None)
-        if own is not None:
-            raise UserError(f"--set {key}: not a rule option; arena play takes it as {own}")
+        if key in _OWN_FLAGS:
+            raise UserError(f"--set {key}: not a rule option; arena play takes it as "
+                            f"{_OWN_FLAGS[key]}")
     names = bot_names(commands)
     data = {
         "tournament": {"preset": preset, "seed": cli_scalar(seed)},

@@ -164,8 +164,8 @@ def _web_address(text: str | None) -> tuple[str, int] | None:
     if text is None:
         return None
     from ..web import require_web
+    from ._values import parse_web_address
     require_web()
-    from ..web.app import parse_web_address
     try:
         return parse_web_address(text)
     except ValueError as exc:

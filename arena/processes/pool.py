@@ -337,7 +337,7 @@ class BotPool:
     def _crash(self, st: _BotState, message: str, *, no_show: bool = False) -> None:
         st.crashes += 1
         st.no_shows += no_show
-        if st.disqualified:           # an instance that was in flight: said, not counted again
+        if st.disqualified:       # an instance that was in flight: counted and logged, not said
             log.info("%s (after its disqualification)", message)
             return
         if message == st.last_crash:   # the whole message once; the log has every one

@@ -200,9 +200,8 @@ class RemoteBot(Bot):
         if pend is not None:
             pend.rejected = True
             match = pend.match_id
-        self._send(pb.ArenaMessage(rejection=pb.Rejection(
-            request_id=wire_id, reason=_REASONS.get(kind, pb.REJECTION_REASON_UNSPECIFIED),
-            detail=detail, match_id=match)))
+        self._send_rejection(wire_id, _REASONS.get(kind, pb.REJECTION_REASON_UNSPECIFIED),
+                             detail, match)
 
     async def end_match(self, info: MatchEnd) -> None:
         """Send ``MatchEnd`` and forget everything kept for the match."""
@@ -295,9 +294,14 @@ class RemoteBot(Bot):
 
     def _reject_msg(self, request_id: int, reason: pb.RejectionReason, detail: str,
                     match_id: str = "") -> None:
+        """Reject a bad message: counted (:meth:`_count_bad`), told while under the cap."""
         if self._count_bad(f"rejected message (request {request_id}): {detail}"):
-            self._send(pb.ArenaMessage(rejection=pb.Rejection(
-                request_id=request_id, reason=reason, detail=detail, match_id=match_id)))
+            self._send_rejection(request_id, reason, detail, match_id)
+
+    def _send_rejection(self, request_id: int, reason: pb.RejectionReason, detail: str,
+                        match_id: str = "") -> None:
+        self._send(pb.ArenaMessage(rejection=pb.Rejection(
+            request_id=request_id, reason=reason, detail=detail, match_id=match_id)))
 
     def feed(self, raw: bytes) -> None:
         """Handle one raw message from the bot (never raises for anything the bot sent)."""
@@ -339,10 +343,9 @@ class RemoteBot(Bot):
             pend.rejected = True
             log.info("bot %r: answer to request %d after the arena stopped waiting for it; "
                      "discarded", self.name, wire_id)
-            self._send(pb.ArenaMessage(rejection=pb.Rejection(
-                request_id=wire_id, reason=pb.REJECTION_REASON_LATE,
-                detail=f"request {wire_id} expired before this answer arrived; answer "
-                       "discarded", match_id=pend.match_id)))
+            self._send_rejection(wire_id, pb.REJECTION_REASON_LATE,
+                                 f"request {wire_id} expired before this answer arrived; "
+                                 "answer discarded", pend.match_id)
 
     def _on_error(self, wire_id: int, message: str) -> None:
         message = message[:_MAX_TEXT]

@@ -360,20 +360,6 @@ async def keep_fresh(state: LiveState, bus: EventBus, poll_s: float = 1.0,
             continue    # not created yet (the arena is starting)
 
 
-def parse_web_address(text: str, default_host: str = "127.0.0.1") -> tuple[str, int]:
-    """``[HOST:]PORT`` (IPv6 hosts in brackets) -> (host, port).
-
-    Raises:
-        ValueError: not a port number 0..65535.
-    """
-    host, sep, port = text.rpartition(":")
-    host = host.strip("[]") if sep else default_host
-    if not (port.isascii() and port.isdigit()) or not 0 <= int(port) <= 65535:
-        raise ValueError(f"--web expects [HOST:]PORT (PORT 0-65535), e.g. 8358 or 0.0.0.0:8358; "
-                         f"got {text!r}")
-    return host or default_host, int(port)
-
-
 def is_loopback(host: str) -> bool:
     return host in ("127.0.0.1", "localhost", "::1") or host.startswith("127.")
 
