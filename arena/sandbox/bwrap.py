@@ -125,23 +125,30 @@ def bot_paths(cwd: str | None, command: Sequence[str]) -> list[str]:
 
 
 def absolute_files(cwd: str | None, command: Sequence[str]) -> list[str]:
-    """``command`` with each relative argument that names an existing file made absolute,
-    for a bot without ``cwd`` (it would start in the arena's working directory, where those
-    paths are read; the sandbox starts it elsewhere and shows it only its own files, so they
-    are named in full: README "Running untrusted bots"). Unchanged with a ``cwd`` (the
-    sandbox starts the bot there)."""
+    """``command`` with its relative file paths made absolute (and normalised: ``..`` cannot
+    climb through a directory the sandbox does not show), for a bot without ``cwd`` (it
+    would start in the arena's working directory, where those paths are read; the sandbox
+    starts it elsewhere and shows it only its own files, so they are named in full: README
+    "Running untrusted bots"). A path is an argument written with a ``/`` (``sub/bot.py``,
+    ``../bot.py``), or the script: the first argument after the program that is not an
+    option (``bot.py`` in ``python -u bot.py``; not after ``-m`` or ``-c``); either only when
+    that file exists. Option values (``--temp 1.5``) are never rewritten, whatever files
+    lie around. Unchanged with a ``cwd`` (the sandbox starts the bot there)."""
     if cwd:
         return list(command)
     here = os.getcwd()
-    return [os.path.join(here, a) if _path_like(a) and os.path.isfile(os.path.join(here, a))
-            else a for a in command]
-
-
-def _path_like(arg: str) -> bool:
-    """A relative argument written as a file's path (``bot.py``, ``lib/bot.js``), not an
-    option or a plain word or number (``--seed``, ``5``), whatever files lie around."""
-    return (bool(arg) and not os.path.isabs(arg) and not arg.startswith("-")
-            and ("/" in arg or "." in arg.strip(".")))
+    out = list(command)
+    script_seen = False
+    for i, arg in enumerate(command):
+        script = False
+        if i > 0 and not script_seen and arg and not arg.startswith("-"):
+            script_seen = True
+            script = command[i - 1] not in ("-m", "-c")
+        if (script or "/" in arg) and arg and not os.path.isabs(arg):
+            full = os.path.normpath(os.path.join(here, arg))
+            if os.path.isfile(full):
+                out[i] = full
+    return out
 
 
 def operator_dirs() -> list[str]:

@@ -129,3 +129,24 @@ def test_relative_file_arguments_are_made_absolute_only_without_a_cwd(tmp_path,
         "/usr/bin/python3", str(tmp_path / "bot.py"), str(tmp_path / "lib/bot.js"), "--seed",
         "5", "seed", "nofile.py"]
     assert absolute_files(str(tmp_path), command) == command
+    # an option's value is never a path, even when a file has its name; ".." is resolved
+    (tmp_path / "1.5").write_text("")
+    (tmp_path / "deep").mkdir()
+    assert absolute_files(None, ["/usr/bin/python3", "-u", "bot.py", "--temp", "1.5"]) == [
+        "/usr/bin/python3", "-u", str(tmp_path / "bot.py"), "--temp", "1.5"]
+    assert absolute_files(None, ["/usr/bin/python3", "-m", "bot.py"]) == [
+        "/usr/bin/python3", "-m", "bot.py"]
+    monkeypatch.chdir(tmp_path / "deep")
+    assert absolute_files(None, ["/usr/bin/python3", "../bot.py"]) == [
+        "/usr/bin/python3", str(tmp_path / "bot.py")]
+
+
+def test_a_script_named_with_dotdot_starts_in_the_sandbox(tmp_path) -> None:
+    """``python ../bot.py`` from a directory the sandbox does not show: the path is resolved
+    before it is given (the kernel cannot climb through a directory that is not there)."""
+    bot = tmp_path / "lowbot"
+    (bot / "deep").mkdir(parents=True)
+    (bot / "bot.py").write_text("from sample_bots.random_bot import main\nmain()\n")
+    done = play(bot / "deep", "{python} ../bot.py")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["forfeited"] == [False, False, False]
