@@ -148,13 +148,15 @@ def play_config(commands: Sequence[str], *, preset: str, seed: str, sets: Sequen
     Raises:
         UserError: one line per problem, naming the flag (``--set hand_cap: ...``).
     """
+    from ..sandbox.config import SandboxConfig
     from ..tournament.play import bot_names
     argvs = [_argv(c) for c in commands]       # bad quoting first: names need the words
     rules = parse_sets(sets)
     for key in rules:                          # play's own flags, not rule options
-        if key in _OWN_FLAGS:
-            raise UserError(f"--set {key}: not a rule option; arena play takes it as "
-                            f"{_OWN_FLAGS[key]}")
+        flag = (_OWN_FLAGS.get(key) or ("--sandbox" if key == "sandbox" else None)
+                or (f"--limit {key}=..." if key in SandboxConfig.model_fields else None))
+        if flag is not None:
+            raise UserError(f"--set {key}: not a rule option; arena play takes it as {flag}")
     names = bot_names(commands)
     data = {
         "tournament": {"preset": preset, "seed": cli_scalar(seed)},

@@ -41,6 +41,10 @@ def error_lines(capsys) -> list[str]:
     (["--set", "seed=1"], "--set seed: not a rule option; arena play takes it as --seed"),
     (["--set", "per_decision_ms=5"], "--set per_decision_ms: not a rule option; arena play "
                                      "takes it as --time-ms"),
+    (["--set", "sandbox=none"], "--set sandbox: not a rule option; arena play takes it as "
+                                "--sandbox"),
+    (["--set", "memory_mib=2048"], "--set memory_mib: not a rule option; arena play takes it "
+                                   "as --limit memory_mib=..."),
     (["--time-ms", "\u00b2"], "--time-ms: Input should be a valid integer (got '\u00b2')"),
     (["--time-ms", "\u0663"], "--time-ms: Input should be a valid integer (got '\u0663')"),
     (["--time-ms", "0"], "--time-ms: Input should be greater than or equal to 1 (got 0)"),
