@@ -27,11 +27,11 @@ rejections past :data:`MAX_REJECTIONS` (see :data:`LOG_FIRST`).
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 import logging
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Any
 
 from google.protobuf.message import DecodeError
 
@@ -90,6 +90,36 @@ class BotIdentity:
     peer: str
 
 
+def run_detached(coro: Coroutine[Any, Any, object],
+                 done: Callable[[BaseException | None], None]) -> None:
+    """Run ``coro`` to its end from the event loop's callbacks, with no task of its own:
+    its first step runs now, each later one when the future it waits on is done (as a task
+    steps it, without a task's creation and scheduling, which cost a write more than the
+    write itself); then ``done(None)``, or ``done(exc)`` when it raised. Nothing can cancel
+    it (no task holds it): it ends when what it waits on ends."""
+    loop = asyncio.get_running_loop()
+
+    def step(_: object = None) -> None:
+        try:
+            waited = coro.send(None)
+        except StopIteration:
+            done(None)
+            return
+        except BaseException as exc:           # the write failed (or the stream was closed)
+            done(exc)
+            return
+        if isinstance(waited, asyncio.Future):
+            waited._asyncio_future_blocking = False    # as a task does, taking it over
+            waited.add_done_callback(step)
+        elif waited is None:                   # a bare yield (``asyncio.sleep(0)``)
+            loop.call_soon(step)
+        else:                                  # what a task refuses too
+            coro.close()
+            done(RuntimeError(f"a write waited on {waited!r:.80}, not an asyncio future"))
+
+    step()
+
+
 class _Pending:
     """One decision request on the wire. ``late``: it ended without an answer (the runner's
     timeout cancelled it); ``rejected``: a Rejection was sent for it."""
@@ -121,7 +151,7 @@ class RemoteBot(Bot):
         self.outbox: asyncio.Queue[object] = asyncio.Queue()
         #: set by the server: writes one message (or a serialised one) on the stream, one
         #: write at a time: the server's pump holds ``write_lock`` too
-        self.writer: Callable[[Outgoing], Awaitable[None]] | None = None
+        self.writer: Callable[[Outgoing], Coroutine[Any, Any, None]] | None = None
         self.write_lock = asyncio.Lock()
         self._alive = True
         self._closed_reason = ""
@@ -251,27 +281,25 @@ class RemoteBot(Bot):
         self.outbox.put_nowait(msg)
 
     async def _send_now(self, msg: Outgoing) -> None:
-        """Write ``msg`` on the stream directly when nothing is queued before it (saves the
-        pump's task switch on the per-decision path); otherwise queue it, keeping the order.
+        """Start writing ``msg`` on the stream at once when nothing is queued before it and
+        no write is in flight; otherwise queue it for the server's pump, keeping the order.
+        Returns without waiting for the write to end.
 
-        The write is shielded and holds the write lock until it has ended: the runner's time
-        limit may cancel the decision while its request is being written, and gRPC's write
-        goes on in the core regardless, so the next write (the LATE rejection that follows a
-        timeout) must wait for it (two at once fail the call:
-        ``GRPC_CALL_ERROR_TOO_MANY_OPERATIONS``)."""
+        The write runs on its own (:func:`run_detached`: no task of its own, so no task
+        switch on the per-decision path, and nothing the caller's cancellation reaches) and
+        holds the write lock until it has ended: the runner's time limit may cancel the
+        decision while its request is being written, and gRPC's write goes on in the core
+        regardless, so the next write (the LATE rejection that follows a timeout) must wait
+        for it (two at once fail the call: ``GRPC_CALL_ERROR_TOO_MANY_OPERATIONS``)."""
         writer = self.writer
         if writer is None or not self.outbox.empty() or self.write_lock.locked():
             self._send(msg)
             return
         await self.write_lock.acquire()       # free: taken at once, before anyone else
-        write = asyncio.ensure_future(writer(msg))
-        write.add_done_callback(self._written)
-        with contextlib.suppress(Exception):    # _written has ended the connection for it
-            await asyncio.shield(write)
+        run_detached(writer(msg), self._written)
 
-    def _written(self, write: asyncio.Future[None]) -> None:
+    def _written(self, exc: BaseException | None) -> None:
         self.write_lock.release()
-        exc = None if write.cancelled() else write.exception()
         if exc is not None:
             self.connection_lost(f"write failed: {type(exc).__name__}: {exc}")
 

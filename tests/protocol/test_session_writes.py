@@ -112,3 +112,67 @@ def test_an_answer_after_the_arena_stopped_waiting_is_told_late_without_a_warnin
     assert bot.bad_messages == 0
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert any("after the arena stopped waiting" in r.getMessage() for r in caplog.records)
+
+
+def test_run_detached_steps_a_coroutine_to_its_end_and_reports_how_it_ended() -> None:
+    """The write's driver (no task of its own): each step when the awaited future is done,
+    a bare yield on the next loop turn, the result or the exception to ``done``; the
+    caller's cancellation does not reach it."""
+    from arena.protocol.session import run_detached
+
+    async def scenario() -> list[object]:
+        loop = asyncio.get_running_loop()
+        ended: list[object] = []
+        steps: list[str] = []
+        gate: asyncio.Future[int] = loop.create_future()
+
+        async def work(fail: bool) -> None:
+            steps.append("first")               # runs before run_detached returns
+            value = await gate
+            await asyncio.sleep(0)
+            steps.append(f"after {value}")
+            if fail:
+                raise ConnectionError("stream closed")
+
+        async def caller() -> None:
+            run_detached(work(False), ended.append)
+            run_detached(work(True), ended.append)
+            assert steps == ["first", "first"]
+            await asyncio.sleep(10)
+
+        task = asyncio.create_task(caller())
+        await asyncio.sleep(0.01)
+        task.cancel()                            # the caller's time limit
+        await asyncio.gather(task, return_exceptions=True)
+        assert ended == []                       # still waiting on the gate
+        gate.set_result(7)
+        for _ in range(5):
+            await asyncio.sleep(0)
+        return [steps, ended]
+
+    steps, ended = asyncio.run(scenario())
+    assert steps == ["first", "first", "after 7", "after 7"]
+    assert ended[0] is None and isinstance(ended[1], ConnectionError)
+
+
+def test_a_failed_write_ends_the_connection_and_frees_the_lock() -> None:
+    async def scenario() -> RemoteBot:
+        bot = RemoteBot("token", BotIdentity("b", "b", "1", "test", "1", "peer"))
+
+        async def broken(_msg: object) -> None:
+            await asyncio.sleep(0)
+            raise RuntimeError("the call is over")
+
+        bot.writer = broken
+        state = MatchState.new(make_config("blato"), seed=4)
+        bot._matches.add("m")
+        try:
+            await asyncio.wait_for(bot.decide(DecisionRequest(
+                1, "m", view_of(state, state.current_seat), 1000)), 1)
+        except Exception as exc:                 # the pending request fails with the stream
+            assert type(exc).__name__ == "BotFault"
+        return bot
+
+    bot = asyncio.run(scenario())
+    assert not bot.alive and not bot.write_lock.locked()
+    assert "write failed: RuntimeError: the call is over" in bot._closed_reason
