@@ -101,7 +101,11 @@ def _parse_args(player: Player, argv: Sequence[str] | None) -> argparse.Namespac
     ap.add_argument("--tls-server-name", metavar="NAME",
                     help="host name to verify in the arena's certificate (default: the "
                     "--arena host)")
-    args = ap.parse_args(argv)
+    args, extra = ap.parse_known_args(argv)
+    if extra:
+        ap.error(f"unrecognized arguments: {' '.join(extra)} (a bot's own options: parse them "
+                 "first with parse_known_args() and pass the rest, run(player, argv=rest), as "
+                 "sample_bots/random_bot.py does)")
     if (args.tls_cert is None) != (args.tls_key is None):
         ap.error("--tls-cert and --tls-key go together (mutual TLS needs both)")
     if (args.tls_cert or args.tls_server_name) and not args.tls_ca:

@@ -15,6 +15,10 @@ from sample_bots.random_bot import RandomBot
     (["--arena", "127.0.0.1:1", "--token", "t", "--name", "x\udce9"], "--name must be text"),
     (["--arena", "127.0.0.1:1", "--token", "t", "--connect-timeout", "nan"],
      "--connect-timeout must be"),
+    # a bot's own option, not parsed by the bot before run(): the way to do it is named
+    (["--arena", "127.0.0.1:1", "--token", "t", "--depth", "3"],
+     "unrecognized arguments: --depth 3 (a bot's own options: parse them first with "
+     "parse_known_args() and pass the rest, run(player, argv=rest)"),
 ])
 def test_bad_arguments_exit_2_with_one_line(argv, message, capsys, monkeypatch):
     monkeypatch.delenv("ARENA_ADDRESS", raising=False)
