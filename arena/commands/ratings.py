@@ -1,4 +1,4 @@
-"""``arena ratings DIR [--format md|csv|json]``: recompute ratings from stored results."""
+"""``arena ratings DIR [--format text|md|csv|json]``: recompute ratings from stored results."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ..errors import UserError
 from ._values import cli_int
 if TYPE_CHECKING:
-    from ..ratings.formatting import Section
+    from ..ratings.formatting import Format, Section
 
 #: ``--bootstrap`` default, the ratings module's DEFAULT_BOOTSTRAP (a test holds them equal);
 #: written here so that ``arena --help`` does not import numpy/scipy
@@ -43,7 +43,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                        epilog=ELO_SCALE_HELP,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dir", help="a tournament output directory (holding results.sqlite)")
-    p.add_argument("--format", choices=("md", "csv", "json"), default="md")
+    p.add_argument("--format", choices=("text", "md", "csv", "json"), default=None,
+                   help="text: plain tables (the default on a terminal); md: Markdown, names "
+                   "escaped (the default otherwise, e.g. piped to a file)")
     p.add_argument("--table", choices=("ratings", "los", "headtohead"), default=None,
                    help="only this table (md, csv; csv holds one table: ratings by default)")
     p.add_argument("--bootstrap", type=cli_int(0, 100_000), default=BOOTSTRAP_DEFAULT,
@@ -51,6 +53,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                    "default %(default)s)")
     p.add_argument("--seed", type=cli_int(0), default=0, help="bootstrap seed")
     p.set_defaults(func=run)
+
+
+def default_format() -> Format:
+    """The report's format without ``--format``: plain tables on a terminal, Markdown
+    otherwise (piped to a file or a page)."""
+    return "text" if sys.stdout.isatty() else "md"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -77,5 +85,6 @@ def run(args: argparse.Namespace) -> int:
     sections: dict[str | None, Section] = {None: "all", "ratings": "ratings", "los": "los",
                                            "headtohead": "head_to_head"}
     section = sections[args.table]
-    print(format_report(report, args.format, section=section), end="")
+    fmt: Format = args.format or default_format()
+    print(format_report(report, fmt, section=section), end="")
     return 0

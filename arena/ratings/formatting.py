@@ -30,7 +30,7 @@ from typing import Literal
 
 from tabulate import tabulate
 
-from ..safetext import markdown_cell, markdown_text
+from ..safetext import markdown_cell, markdown_text, printable
 from ..wording import plural
 from .columns import (COLUMNS, HEAD_TO_HEAD_COLUMNS, LOS_COLUMNS, MIN_BLOCKS, RATING_COLUMNS,
                       few_blocks_note, legend)
@@ -38,7 +38,7 @@ from .report import RatingReport
 
 __all__ = ["csv_tables", "format_report", "interval_text", "markdown_escape", "render_table"]
 
-Format = Literal["md", "csv", "json"]
+Format = Literal["md", "text", "csv", "json"]
 Section = Literal["all", "ratings", "los", "head_to_head"]
 _SECTIONS = ("ratings", "los", "head_to_head")
 
@@ -69,6 +69,9 @@ def render_table(headers: Sequence[str], rows: Sequence[Sequence[object]],
     if fmt == "md":
         notes = [markdown_text(n) for n in notes]
         legend_lines = [f"- {markdown_text(line)}" for line in legend_lines]
+    else:       # a terminal's: names in notes as written, control characters escaped
+        notes = [printable(n) for n in notes]
+        legend_lines = [printable(line) for line in legend_lines]
     return "\n\n".join([table, *notes, *(["\n".join(legend_lines)] if legend_lines else [])])
 
 
@@ -91,13 +94,21 @@ def interval_text(low: float | None, high: float | None, digits: int = 1, *,
     return f"[{low:{spec}}, {high:{spec}}]"
 
 
-def _markdown(report: RatingReport, sections: Sequence[str]) -> str:
+def _title(text: str, fmt: Literal["md", "text"]) -> str:
+    return f"## {text}\n\n" if fmt == "md" else f"{text}\n\n"
+
+
+def _markdown(report: RatingReport, sections: Sequence[str],
+              fmt: Literal["md", "text"] = "md") -> str:
+    """The md report (``fmt="md"``), or the same tables for a terminal (``"text"``: plain
+    tables, names as written, only control characters escaped: :func:`printable`)."""
+    cell = markdown_escape if fmt == "md" else printable
     parts: list[str] = []
     if "ratings" in sections:
         rows = [
             [
                 str(b.rank),
-                markdown_escape(b.name),
+                cell(b.name),
                 _fmt(b.rating, 1),
                 interval_text(b.ci_low, b.ci_high),
                 str(b.matches),
@@ -116,19 +127,19 @@ def _markdown(report: RatingReport, sections: Sequence[str]) -> str:
         anchor = ("" if not flagged or len(flagged) == len(report.bots) else
                   "; the 1500 mean is over the bots that are not one-sided")
         parts.append(
-            f"## Ratings\n\n{plural(report.matches, 'match')} in "
+            _title("Ratings", fmt) + f"{plural(report.matches, 'match')} in "
             f"{plural(report.blocks, 'block')}; Plackett-Luce, prior sigma "
             f"{report.prior_sigma:g}, {report.bootstrap} bootstrap resamples over blocks "
             f"(seed {report.seed}){anchor}.\n\n"
-            + render_table(headers, rows, align, "md", notes=report.notes,
+            + render_table(headers, rows, align, fmt, notes=report.notes,
                            legend_lines=legend(keys))
         )
     if "los" in sections:
-        title = "## Likelihood of superiority\n\n"
+        title = _title("Likelihood of superiority", fmt)
         if report.los is None:
             parts.append(title + "Not computed (no bootstrap).")
         else:
-            names = [markdown_escape(n) for n in report.names]
+            names = [cell(n) for n in report.names]
             rows = [
                 [names[i]] + ["-" if i == j else f"{v:.3f}" for j, v in enumerate(row)]
                 for i, row in enumerate(report.los)
@@ -136,24 +147,25 @@ def _markdown(report: RatingReport, sections: Sequence[str]) -> str:
             parts.append(
                 title
                 + "Row bot rated above column bot in this fraction of bootstrap resamples.\n\n"
-                + render_table(["", *names], rows, ["left"] + ["right"] * len(names), "md")
+                + render_table(["", *names], rows, ["left"] + ["right"] * len(names), fmt)
             )
     if "head_to_head" in sections:
         diffs = {(d.a, d.b): d for d in report.differences}
         rows = []
         for h in report.head_to_head:
             d = diffs.get((h.a, h.b))
-            rows.append([markdown_escape(h.a), markdown_escape(h.b), str(h.matches), str(h.above),
+            rows.append([cell(h.a), cell(h.b), str(h.matches), str(h.above),
                          str(h.below), str(h.equal), "-" if d is None else f"{d.difference:+.1f}",
                          "-" if d is None else interval_text(d.ci_low, d.ci_high, sign=True)])
         parts.append(
-            "## Head-to-head\n\nMatches in which both bots played; a placed above / below / "
-            "equal to b; rating difference a - b (Elo points) with its 95% interval.\n\n"
+            _title("Head-to-head", fmt)
+            + "Matches in which both bots played; a placed above / below / equal to b;"
+            " rating difference a - b (Elo points) with its 95% interval.\n\n"
             + render_table(
                 [COLUMNS[k].header for k in HEAD_TO_HEAD_COLUMNS if k != "diff_ci_high"],
                 rows,
                 ["left", "left", "right", "right", "right", "right", "right", "right"],
-                "md",
+                fmt,
             )
         )
     return "\n\n".join(parts) + "\n"
@@ -200,7 +212,8 @@ def csv_tables(report: RatingReport) -> dict[str, str]:
 
 
 def format_report(report: RatingReport, fmt: Format, *, section: Section = "all") -> str:
-    """Render ``report`` as ``"md"``, ``"csv"`` or ``"json"`` text.
+    """Render ``report`` as ``"md"``, ``"text"`` (the md report's tables for a terminal:
+    plain, names unescaped), ``"csv"`` or ``"json"`` text.
 
     ``section`` restricts md output to one table (``"ratings"``, ``"los"``,
     ``"head_to_head"``); CSV is one table per text, ``"ratings"`` unless ``section`` names
@@ -213,10 +226,10 @@ def format_report(report: RatingReport, fmt: Format, *, section: Section = "all"
         sections = (section,)
     else:
         raise ValueError(f"unknown section {section!r}; expected 'all' or one of {_SECTIONS}")
-    if fmt == "md":
-        return _markdown(report, sections)
+    if fmt in ("md", "text"):
+        return _markdown(report, sections, fmt)
     if fmt == "csv":
         return _csv(report, "ratings" if section == "all" else section)
     if fmt == "json":
         return json.dumps(report.to_dict(), ensure_ascii=False, indent=2, allow_nan=False) + "\n"
-    raise ValueError(f"unknown format {fmt!r}; expected 'md', 'csv' or 'json'")
+    raise ValueError(f"unknown format {fmt!r}; expected 'md', 'text', 'csv' or 'json'")

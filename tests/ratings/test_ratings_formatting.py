@@ -197,3 +197,32 @@ def test_markdown_legend_uses_the_shared_vocabulary(report):
     # it on a terminal, not "&gt; x" (that stays for markup: a name's "<img")
     legend = "\n".join(line for line in text.splitlines() if line.startswith("- "))
     assert '"> x" / "< x"' in legend and "(> or <)" in legend and "&gt;" not in legend
+
+
+def test_text_shows_names_as_written_for_a_terminal(report):
+    """``--format text`` (the terminal's default): plain tables and titles, names unescaped
+    (``back\\slash_*x*``, not ``back\\\\slash\\_\\*x\\*``), control characters still escaped."""
+    text = format_report(report, "text")
+    md = format_report(report, "md")
+    assert "back\\slash_*x*" in text and "back\\slash_*x*" not in md
+    assert "<script>alert(1)</script>" in text
+    assert "line\\u000abreak" in text and "line\nbreak" not in text
+    assert "##" not in text and "|" not in text.replace("pipe|bot", "")
+    for title in ("Ratings", "Likelihood of superiority", "Head-to-head"):
+        assert f"\n{title}\n" in f"\n{text}" and f"## {title}" in md
+    rating_rows = [line for line in text.splitlines() if line.strip().startswith(
+        tuple(f"{b.rank} " for b in report.bots))]
+    assert len(rating_rows) >= len(report.bots)
+
+
+def test_arena_ratings_prints_text_on_a_terminal_and_md_when_piped(monkeypatch):
+    """The CLI's default format follows where the report goes."""
+    import sys
+
+    from arena.commands import ratings as cmd
+
+    seen = []
+    for tty in (True, False):
+        monkeypatch.setattr(sys.stdout, "isatty", lambda tty=tty: tty, raising=False)
+        seen.append(cmd.default_format())
+    assert seen == ["text", "md"]
