@@ -390,6 +390,28 @@ def _warm() -> None:
     from ..ratings import rate  # noqa: F401
 
 
+#: the resource tracker's warning after its users died without cleaning up (a kill -9): it
+#: removes what they left, so on the operator's terminal the warning is only noise
+_TRACKER_QUIET = "ignore:resource_tracker:UserWarning"
+
+
+def _start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker (the worker's queues register semaphores with
+    it) with its leak warning off: it starts with the interpreter's ``-W`` options
+    (``sys.warnoptions``), so the filter is added to them while it starts. A tracker already
+    running is left as it is."""
+    import sys
+    from multiprocessing import resource_tracker
+    added = _TRACKER_QUIET not in sys.warnoptions
+    if added:
+        sys.warnoptions.append(_TRACKER_QUIET)
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        if added:
+            sys.warnoptions.remove(_TRACKER_QUIET)
+
+
 class SnapshotWorker:
     """Rebuilds the snapshots in one worker process (``spawn``), so the rating fits (the
     standings' bootstrap, the rating history) never hold the arena's interpreter lock: the
@@ -400,6 +422,7 @@ class SnapshotWorker:
         import multiprocessing
         import os
         from concurrent.futures import ProcessPoolExecutor
+        _start_resource_tracker()
         self.pool = ProcessPoolExecutor(
             1, mp_context=multiprocessing.get_context("spawn"),
             initializer=_worker_init, initargs=(os.getpid(),))
