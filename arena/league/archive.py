@@ -243,8 +243,11 @@ def pack(directory: Path) -> bytes:
     links are refused.
 
     Raises:
-        ArchiveError: a symbolic link, or no ``bot.toml`` in ``directory``.
+        ArchiveError: ``directory`` is not one, a symbolic link, or no ``bot.toml`` in it.
     """
+    if not directory.is_dir():
+        raise ArchiveError(f"{directory}: no such directory (give the bot's directory, the "
+                           f"one holding its {MANIFEST})")
     if not (directory / MANIFEST).is_file():
         raise ArchiveError(f"{directory}: no {MANIFEST} here (a bot directory holds its "
                            "manifest)")

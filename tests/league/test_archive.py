@@ -109,6 +109,8 @@ def test_a_good_archive_is_stored_once_by_content_read_only(tmp_path) -> None:
 
 
 def test_pack_refuses_links_and_needs_a_manifest(tmp_path) -> None:
+    with pytest.raises(ArchiveError, match=r"missing: no such directory \(give the bot's"):
+        pack(tmp_path / "missing")
     with pytest.raises(ArchiveError, match=r"no bot\.toml here"):
         pack(tmp_path)
     (tmp_path / "bot.toml").write_bytes(MANIFEST)
