@@ -28,8 +28,10 @@ _FLAGS = {"tournament.preset": "--preset", "tournament.seed": "--seed",
           "time.per_decision_ms": "--time-ms", "time.grace_ms": "--grace-ms",
           "rules": "--set", "bots": "bot commands", "sandbox.mode": "--sandbox",
           "sandbox": "--limit"}
-#: the options ``arena play`` takes as flags of its own, by field name (``seed``: ``--seed``)
-_OWN_FLAGS = {where.partition(".")[2]: flag for where, flag in _FLAGS.items() if "." in where}
+#: the options ``arena play`` takes as flags of its own, by field name (``seed``: ``--seed``;
+#: ``sandbox``, the section's own name, for its mode)
+_OWN_FLAGS = {**{where.partition(".")[2]: flag for where, flag in _FLAGS.items() if "." in where},
+              "sandbox": _FLAGS["sandbox.mode"]}
 
 
 def cli_scalar(raw: str) -> int | str:
@@ -153,8 +155,8 @@ def play_config(commands: Sequence[str], *, preset: str, seed: str, sets: Sequen
     argvs = [_argv(c) for c in commands]       # bad quoting first: names need the words
     rules = parse_sets(sets)
     for key in rules:                          # play's own flags, not rule options
-        flag = (_OWN_FLAGS.get(key) or ("--sandbox" if key == "sandbox" else None)
-                or (f"--limit {key}=..." if key in SandboxConfig.model_fields else None))
+        flag = _OWN_FLAGS.get(key) or (
+            f"{_FLAGS['sandbox']} {key}=..." if key in SandboxConfig.model_fields else None)
         if flag is not None:
             raise UserError(f"--set {key}: not a rule option; arena play takes it as {flag}")
     names = bot_names(commands)

@@ -47,7 +47,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                    help="text: plain tables (the default on a terminal); md: Markdown, names "
                    "escaped (the default otherwise, e.g. piped to a file)")
     p.add_argument("--table", choices=("ratings", "los", "headtohead"), default=None,
-                   help="only this table (md, csv; csv holds one table: ratings by default)")
+                   help="only this table (text, md, csv; csv holds one table: ratings by default)")
     p.add_argument("--bootstrap", type=cli_int(0, 100_000), default=BOOTSTRAP_DEFAULT,
                    help="bootstrap resamples of the LOS (0 = no LOS and no intervals; "
                    "default %(default)s)")

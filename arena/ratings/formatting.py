@@ -98,7 +98,7 @@ def _title(text: str, fmt: Literal["md", "text"]) -> str:
     return f"## {text}\n\n" if fmt == "md" else f"{text}\n\n"
 
 
-def _markdown(report: RatingReport, sections: Sequence[str],
+def _tables(report: RatingReport, sections: Sequence[str],
               fmt: Literal["md", "text"] = "md") -> str:
     """The md report (``fmt="md"``), or the same tables for a terminal (``"text"``: plain
     tables, names as written, only control characters escaped: :func:`printable`)."""
@@ -227,7 +227,7 @@ def format_report(report: RatingReport, fmt: Format, *, section: Section = "all"
     else:
         raise ValueError(f"unknown section {section!r}; expected 'all' or one of {_SECTIONS}")
     if fmt in ("md", "text"):
-        return _markdown(report, sections, fmt)
+        return _tables(report, sections, fmt)
     if fmt == "csv":
         return _csv(report, "ratings" if section == "all" else section)
     if fmt == "json":
