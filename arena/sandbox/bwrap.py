@@ -124,6 +124,17 @@ def bot_paths(cwd: str | None, command: Sequence[str]) -> list[str]:
     return sorted(out)
 
 
+#: the options of a Python interpreter whose value is the next argument (``-W ignore``,
+#: ``-X dev``): that value is not the script
+_PYTHON_VALUED = ("-W", "-X", "--check-hash-based-pycs")
+
+
+def _is_python(program: str) -> bool:
+    """Whether ``program`` names a Python interpreter (``python3.11``, ``/usr/bin/pypy3``)."""
+    name = os.path.basename(program)
+    return name.startswith(("python", "pypy"))
+
+
 def absolute_files(cwd: str | None, command: Sequence[str]) -> list[str]:
     """``command`` with its relative file paths made absolute (and normalised: ``..`` cannot
     climb through a directory the sandbox does not show), for a bot without ``cwd`` (it
@@ -132,16 +143,20 @@ def absolute_files(cwd: str | None, command: Sequence[str]) -> list[str]:
     "Running untrusted bots"). A path is an argument written with a ``/`` (``sub/bot.py``,
     ``../bot.py``), or the script: the first argument after the program that is not an
     option (``bot.py`` in ``python -u bot.py``; not after ``-m`` or ``-c``); either only when
-    that file exists. Option values (``--temp 1.5``) are never rewritten, whatever files
-    lie around. Unchanged with a ``cwd`` (the sandbox starts the bot there)."""
+    that file exists; the value of a Python interpreter's ``-W``/``-X`` option is not the
+    script (``python -W ignore bot.py``). Option values (``--temp 1.5``) are never
+    rewritten, whatever files lie around. Unchanged with a ``cwd`` (the sandbox starts the
+    bot there)."""
     if cwd:
         return list(command)
     here = os.getcwd()
     out = list(command)
     script_seen = False
+    valued = _PYTHON_VALUED if command and _is_python(command[0]) else ()
     for i, arg in enumerate(command):
         script = False
-        if i > 0 and not script_seen and arg and not arg.startswith("-"):
+        if i > 0 and not script_seen and arg and not arg.startswith("-") \
+                and command[i - 1] not in valued:
             script_seen = True
             script = command[i - 1] not in ("-m", "-c")
         if (script or "/" in arg) and arg and not os.path.isabs(arg):

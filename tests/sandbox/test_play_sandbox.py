@@ -136,6 +136,12 @@ def test_relative_file_arguments_are_made_absolute_only_without_a_cwd(tmp_path,
         "/usr/bin/python3", "-u", str(tmp_path / "bot.py"), "--temp", "1.5"]
     assert absolute_files(None, ["/usr/bin/python3", "-m", "bot.py"]) == [
         "/usr/bin/python3", "-m", "bot.py"]
+    # a Python option's value is not the script, even when a file has its name
+    (tmp_path / "ignore").write_text("")
+    assert absolute_files(None, ["python3.11", "-W", "ignore", "-X", "dev", "bot.py"]) == [
+        "python3.11", "-W", "ignore", "-X", "dev", str(tmp_path / "bot.py")]
+    assert absolute_files(None, ["/opt/bot", "-W", "ignore"]) == [
+        "/opt/bot", "-W", str(tmp_path / "ignore")]
     monkeypatch.chdir(tmp_path / "deep")
     assert absolute_files(None, ["/usr/bin/python3", "../bot.py"]) == [
         "/usr/bin/python3", str(tmp_path / "bot.py")]
@@ -149,4 +155,15 @@ def test_a_script_named_with_dotdot_starts_in_the_sandbox(tmp_path) -> None:
     (bot / "bot.py").write_text("from sample_bots.random_bot import main\nmain()\n")
     done = play(bot / "deep", "{python} ../bot.py")
     assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["forfeited"] == [False, False, False]
+
+
+@needs_bwrap
+def test_a_script_after_a_python_option_value_starts_in_the_sandbox(tmp_path) -> None:
+    """``python -W ignore bot.py``: ``ignore`` is the option's value, ``bot.py`` the script
+    that is named in full for the sandbox."""
+    (tmp_path / "bot.py").write_text("from sample_bots.random_bot import main\nmain()\n")
+    done = play(tmp_path, "{python} -W ignore -X dev bot.py")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith("sandbox: bwrap")
     assert json.loads(done.stdout)["forfeited"] == [False, False, False]
