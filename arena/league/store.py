@@ -107,7 +107,8 @@ class SqliteLeagueStore:
     @classmethod
     def open(cls, directory: Path) -> SqliteLeagueStore:
         """The league store of ``directory`` (created when new)."""
-        return cls(Store(directory / "results.sqlite"))
+        return cls(Store(directory / "results.sqlite",
+                         hint="give the league another directory (arena league init DIR)"))
 
     def close(self) -> None:
         self.store.close()

@@ -49,12 +49,18 @@ class StoreError(UserError):
     """The output directory holds another tournament, or the store is unreadable."""
 
 
-def check_identity(db: sqlite3.Connection, path: Path, *, reading: bool = False) -> str:
+#: what a refusal of an existing database tells to do: the store is opened to be written by
+#: ``arena run`` (its ``--out``), or to be read (``arena ratings``, ``serve``...)
+WRITE_HINT = "use another --out directory"
+READ_HINT = "give a tournament directory (the --out of arena run)"
+
+
+def check_identity(db: sqlite3.Connection, path: Path, *, hint: str = WRITE_HINT) -> str:
     """Decide whether the SQLite database ``db`` (at ``path``) is a 358 Arena store, reading
     only. Returns ``"store"`` (marked as ours), ``"unmarked"`` (our tables, written before the
     marks existed), or ``"empty"`` (no tables: a new store may be created in it).
-    ``reading``: the store is opened to be read (``arena ratings``, ``serve``...), which have
-    no ``--out``: the refusal then says which directory to give instead.
+    ``hint``: what the refusal tells to do instead (:data:`WRITE_HINT`, :data:`READ_HINT`,
+    or the caller's own, as a league's directory).
 
     Raises:
         StoreError: another application's database, one with other tables, or a store of a
@@ -64,8 +70,7 @@ def check_identity(db: sqlite3.Connection, path: Path, *, reading: bool = False)
     version = db.execute("PRAGMA user_version").fetchone()[0]
     tables = sorted(r[0] for r in db.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"))
-    refuse = ("; give a tournament directory (the --out of arena run)" if reading
-              else "; use another --out directory")
+    refuse = f"; {hint}"
     if app == APPLICATION_ID:
         if version > SCHEMA_VERSION:
             raise StoreError(f"{path}: written by a newer 358 Arena (store schema {version}, "
@@ -104,26 +109,29 @@ def _create_tables(db: sqlite3.Connection, mark: bool) -> None:
 
 class Store:
     """Open (create) the store at ``path``. Use as a context manager or call :meth:`close`.
+    ``hint``: what a refusal to write into another database tells to do (see
+    :func:`check_identity`).
 
     Raises:
-        StoreError: the file is not a readable SQLite database.
+        StoreError: the file is not a readable SQLite database, or not a 358 Arena store.
     """
 
-    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
+    def __init__(self, path: str | Path, *, readonly: bool = False,
+                 hint: str = WRITE_HINT) -> None:
         self.path = Path(path)
         db = None
         try:
             if readonly:
                 db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
                                      isolation_level=None)
-                if check_identity(db, self.path, reading=True) == "empty":
+                if check_identity(db, self.path, hint=READ_HINT) == "empty":
                     raise StoreError(f"{self.path}: not a 358 Arena results store (no tables)")
             else:
                 self.path.touch(0o600)      # the deal key is in it: owner only
                 # several writers share the file (a league: the API, the checker, the
                 # driver): wait for another's write rather than fail after 5 s
                 db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_S)
-                kind = check_identity(db, self.path)   # before anything is written
+                kind = check_identity(db, self.path, hint=hint)   # before anything is written
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=FULL")
                 _create_tables(db, mark=kind != "store")

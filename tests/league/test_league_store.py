@@ -68,3 +68,27 @@ def test_submissions_are_stored_once_and_versions_count_per_bot(tmp_path) -> Non
                                           ("Basic abc", None), ("Bearer", None), (None, None)])
 def test_bearer_header(header, token) -> None:
     assert bearer(header) == token
+
+
+def test_a_foreign_database_in_a_league_is_refused_naming_the_league_directory(
+        tmp_path, capsys) -> None:
+    from pathlib import Path
+
+    from arena.cli import main
+    league = tmp_path / "lg"
+    config = Path(__file__).parents[2] / "examples" / "league.toml"
+    assert main(["league", "init", str(league), "--config", str(config)]) == 0
+    capsys.readouterr()
+    db = league / "results.sqlite"
+    for p in league.glob("results.sqlite*"):
+        p.unlink()
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE users (name TEXT)")
+    con.close()
+    before = db.read_bytes()
+    assert main(["league", "invite", str(league), "alice"]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"arena: error: {db}: not a 358 Arena results store (an SQLite database "
+                   "with other tables: users); give the league another directory "
+                   "(arena league init DIR)\n")
+    assert db.read_bytes() == before
